@@ -1,0 +1,860 @@
+#include "trace.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "ops.h"
+#include "rng.h"
+
+struct Trace {
+    const Model *model;
+    DecodeOptions opt;
+    Step *steps;            // n_steps of cap_steps
+    int n_steps, cap_steps;
+    float *floats;          // data of every step
+    size_t n_floats, cap_floats;
+    const char **labels;    // label arrays of every step
+    size_t n_labels, cap_labels;
+    char *chars;            // label strings made for the trace (beam hypotheses)
+    size_t n_chars, cap_chars;
+    int *src_ids;           // src_n
+    int src_n;
+    int *out_ids;           // out_n generated tokens (cap: max_steps)
+    int out_n;
+    float mean_loss;
+    size_t bytes;
+};
+
+// Run state: what the forward pass needs besides the trace.
+typedef struct {
+    Trace *tr;
+    const Model *m;
+    bool record;            // false: values go to scratch and are not kept
+    float *scratch;         // for passes that are not recorded
+    size_t n_scratch, cap_scratch;
+    float *qkv;             // full Q, K and V projections: 3 × rows × E
+    float *pe;              // positional encoding for the longest sequence
+    int layer, head, dstep;
+} Ctx;
+
+// ---- sizes -----------------------------------------------------------------
+// Upper bounds of what a run records, computed from the config alone, so
+// that the trace is one allocation.
+
+typedef struct {
+    size_t steps, floats, labels, chars;
+} Size;
+
+static void add_attention(Size *s, const Config *c, size_t nq, size_t nk, bool masked) {
+    size_t E = (size_t)c->d_model, H = (size_t)c->nhead;
+    s->steps += H * (masked ? 7 : 6) + 2;
+    s->floats += 4 * nq * E + 2 * nk * E + H * nq * nk * (masked ? 3 : 2);
+}
+
+static Size encoder_size(const Config *c, size_t n) {
+    size_t E = (size_t)c->d_model, F = (size_t)c->d_ff;
+    Size s = {4 + 1, n + 4 * n * E, n, 0};
+    for (int l = 0; l < c->n_enc; l++) {
+        add_attention(&s, c, n, n, false);
+        s.steps += 6;
+        s.floats += 5 * n * E + n * F;
+    }
+    return s;
+}
+
+static Size decoder_pass_size(const Config *c, size_t t, size_t n) {
+    size_t E = (size_t)c->d_model, F = (size_t)c->d_ff;
+    Size s = {5 + 1, t + 3 * t * E + t * t + t * E, t, 0};
+    for (int l = 0; l < c->n_dec; l++) {
+        add_attention(&s, c, t, t, true);
+        add_attention(&s, c, t, n, false);
+        s.steps += 8;
+        s.floats += 7 * t * E + t * F;
+    }
+    return s;
+}
+
+static void size_add(Size *a, Size b) {
+    a->steps += b.steps;
+    a->floats += b.floats;
+    a->labels += b.labels;
+    a->chars += b.chars;
+}
+
+static Size plan(const Model *m, size_t n, const DecodeOptions *o) {
+    const Config *c = &m->cfg;
+    size_t V = (size_t)c->tgt_vocab, T = (size_t)o->max_steps, k = (size_t)o->beam_width;
+    size_t top = (size_t)o->show_top;
+    Size s = encoder_size(c, n);
+    if (o->mode == DECODE_TEACHER) {
+        size_t len = (size_t)o->target_len + 1;
+        size_add(&s, decoder_pass_size(c, len, n));
+        s.steps += 3;
+        s.floats += 2 * len * V + len;
+        s.labels += len;
+    } else {
+        for (size_t t = 1; t <= T; t++) {
+            size_add(&s, decoder_pass_size(c, t, n));
+            s.steps += 5;
+            s.floats += 3 * V + top + 3;
+            s.labels += top + 2;
+            if (o->mode == DECODE_BEAM) {
+                size_t rows = k * k + k;
+                s.floats += rows * 3;
+                s.labels += rows;
+                s.chars += rows * (t * ((size_t)voc_max_token_bytes(m->tgt) + 1) + 1);
+            }
+        }
+    }
+    s.steps += 1;  // out.tokens
+    s.floats += T + 1;
+    s.labels += T + 1;
+    return s;
+}
+
+// ---- recording -------------------------------------------------------------
+
+// Allocates a step's data: in the trace when recording, else in scratch.
+// tpl gives everything but the layer, head and step, taken from the context.
+static float *emit(Ctx *c, Step tpl) {
+    size_t count = (size_t)tpl.rows * (size_t)tpl.cols;
+    if (!c->record) {
+        assert(c->n_scratch + count <= c->cap_scratch && "scratch plan too small");
+        float *p = c->scratch + c->n_scratch;
+        c->n_scratch += count;
+        return p;
+    }
+    Trace *tr = c->tr;
+    assert(tr->n_steps < tr->cap_steps && "trace plan too small (steps)");
+    assert(tr->n_floats + count <= tr->cap_floats && "trace plan too small (floats)");
+    tpl.layer = c->layer;
+    tpl.head = c->head;
+    tpl.dstep = c->dstep;
+    tpl.data = tr->floats + tr->n_floats;
+    tr->n_floats += count;
+    tr->steps[tr->n_steps++] = tpl;
+    return tpl.data;
+}
+
+static const char **new_labels(Ctx *c, size_t count) {
+    if (!c->record) return NULL;
+    Trace *tr = c->tr;
+    assert(tr->n_labels + count <= tr->cap_labels && "trace plan too small (labels)");
+    const char **p = tr->labels + tr->n_labels;
+    tr->n_labels += count;
+    return p;
+}
+
+static const char **token_labels(Ctx *c, const Vocab *v, const int *ids, int n) {
+    const char **l = new_labels(c, (size_t)n);
+    if (l)
+        for (int i = 0; i < n; i++) l[i] = voc_token(v, ids[i]);
+    return l;
+}
+
+// ---- the forward pass ------------------------------------------------------
+
+typedef struct {
+    const char *q, *k, *v, *scores, *masked, *weights, *head_out, *concat, *out_proj;
+} AttnNames;
+
+static const AttnNames enc_self = {"enc.self_attn.q", "enc.self_attn.k", "enc.self_attn.v", "enc.self_attn.scores", NULL,
+                                   "enc.self_attn.weights", "enc.self_attn.head_out", "enc.self_attn.concat", "enc.self_attn.out_proj"};
+static const AttnNames dec_self = {"dec.self_attn.q", "dec.self_attn.k", "dec.self_attn.v", "dec.self_attn.scores",
+                                   "dec.self_attn.masked_scores", "dec.self_attn.weights", "dec.self_attn.head_out",
+                                   "dec.self_attn.concat", "dec.self_attn.out_proj"};
+static const AttnNames dec_cross = {"dec.cross_attn.q", "dec.cross_attn.k", "dec.cross_attn.v", "dec.cross_attn.scores", NULL,
+                                    "dec.cross_attn.weights", "dec.cross_attn.head_out", "dec.cross_attn.concat", "dec.cross_attn.out_proj"};
+
+// A sequence's values with its labels and symbolic length, e.g. "n".
+typedef struct {
+    const float *x;
+    int len;
+    const char *const *labels;
+    const char *sym;
+} Seq;
+
+// Multi-head attention of q over kv (rows: queries, columns: keys); mask is
+// added to the scores when given. Returns the output projection (q.len × E).
+static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q, Seq kv, const float *mask) {
+    const Config *cfg = &c->m->cfg;
+    int E = cfg->d_model, H = cfg->nhead, dk = E / H;
+    float *Q = c->qkv, *K = Q + (size_t)q.len * E, *V = K + (size_t)kv.len * E;
+    // rows [0,E) of in_proj make Q, [E,2E) K, [2E,3E) V
+    op_linear(Q, q.x, a->in_proj_w, a->in_proj_b, q.len, E, E);
+    op_linear(K, kv.x, a->in_proj_w + (size_t)E * E, a->in_proj_b + E, kv.len, E, E);
+    op_linear(V, kv.x, a->in_proj_w + 2 * (size_t)E * E, a->in_proj_b + 2 * E, kv.len, E, E);
+    float *concat = NULL;
+    float *heads[256];
+    assert(H <= 256);
+    for (int h = 0; h < H; h++) {
+        c->head = h + 1;
+        float *qh = emit(c, (Step){.name = nm->q, .kind = "matrix", .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
+                                   .formula = "Q_h = X·W_Q,h + b_Q,h", .row_labels = q.labels});
+        float *kh = emit(c, (Step){.name = nm->k, .kind = "matrix", .rows = kv.len, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
+                                   .formula = "K_h = X·W_K,h + b_K,h", .row_labels = kv.labels});
+        float *vh = emit(c, (Step){.name = nm->v, .kind = "matrix", .rows = kv.len, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
+                                   .formula = "V_h = X·W_V,h + b_V,h", .row_labels = kv.labels});
+        op_slice_cols(qh, Q, q.len, E, h * dk, dk);
+        op_slice_cols(kh, K, kv.len, E, h * dk, dk);
+        op_slice_cols(vh, V, kv.len, E, h * dk, dk);
+        float *scores = emit(c, (Step){.name = nm->scores, .kind = "scores", .rows = q.len, .cols = kv.len, .sym_rows = q.sym,
+                                       .sym_cols = kv.sym, .formula = "Q_h·K_hᵀ / √d_k", .row_labels = q.labels, .col_labels = kv.labels});
+        op_matmul_nt(scores, qh, kh, q.len, dk, kv.len, 1.0f / sqrtf((float)dk));
+        const float *to_softmax = scores;
+        if (mask) {
+            float *masked = emit(c, (Step){.name = nm->masked, .kind = "scores", .rows = q.len, .cols = kv.len, .sym_rows = q.sym,
+                                           .sym_cols = kv.sym, .formula = "Q_h·K_hᵀ / √d_k + M  (M = −∞ above the diagonal)",
+                                           .row_labels = q.labels, .col_labels = kv.labels});
+            op_add(masked, scores, mask, q.len * kv.len);
+            to_softmax = masked;
+        }
+        float *weights = emit(c, (Step){.name = nm->weights, .kind = "attention", .rows = q.len, .cols = kv.len, .sym_rows = q.sym,
+                                        .sym_cols = kv.sym, .formula = mask ? "softmax(Q_h·K_hᵀ / √d_k + M)" : "softmax(Q_h·K_hᵀ / √d_k)",
+                                        .row_labels = q.labels, .col_labels = kv.labels});
+        op_softmax_rows(weights, to_softmax, q.len, kv.len);
+        heads[h] = emit(c, (Step){.name = nm->head_out, .kind = "matrix", .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
+                                  .formula = "head_h = A_h·V_h", .row_labels = q.labels});
+        op_matmul_nn(heads[h], weights, vh, q.len, kv.len, dk);
+    }
+    c->head = 0;
+    concat = emit(c, (Step){.name = nm->concat, .kind = "matrix", .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
+                            .formula = "Concat(head_1, …, head_h)", .row_labels = q.labels});
+    for (int h = 0; h < H; h++) op_put_cols(concat, heads[h], q.len, E, h * dk, dk);
+    float *out = emit(c, (Step){.name = nm->out_proj, .kind = "matrix", .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
+                                .formula = "Concat(heads)·W_O + b_O", .row_labels = q.labels});
+    op_linear(out, concat, a->out_proj_w, a->out_proj_b, q.len, E, E);
+    return out;
+}
+
+// x + sublayer(x), then LayerNorm; names are e.g. "enc.residual1", "enc.norm1".
+static float *add_norm(Ctx *c, const char *res_name, const char *norm_name, const char *res_formula, Seq x, const float *sub,
+                       const float *gamma, const float *beta) {
+    int E = c->m->cfg.d_model;
+    float *res = emit(c, (Step){.name = res_name, .kind = "matrix", .rows = x.len, .cols = E, .sym_rows = x.sym, .sym_cols = "d_model",
+                                .formula = res_formula, .row_labels = x.labels});
+    op_add(res, x.x, sub, x.len * E);
+    float *norm = emit(c, (Step){.name = norm_name, .kind = "matrix", .rows = x.len, .cols = E, .sym_rows = x.sym, .sym_cols = "d_model",
+                                 .formula = "LayerNorm(x) = γ·(x − μ)/√(σ² + ε) + β", .row_labels = x.labels});
+    op_layernorm(norm, res, gamma, beta, x.len, E, c->m->cfg.eps);
+    return norm;
+}
+
+static float *ffn(Ctx *c, const char *hidden_name, const char *out_name, Seq x, const float *w1, const float *b1, const float *w2,
+                  const float *b2) {
+    const Config *cfg = &c->m->cfg;
+    float *hidden = emit(c, (Step){.name = hidden_name, .kind = "matrix", .rows = x.len, .cols = cfg->d_ff, .sym_rows = x.sym,
+                                   .sym_cols = "d_ff", .formula = "ReLU(x·W₁ + b₁)", .row_labels = x.labels});
+    op_linear(hidden, x.x, w1, b1, x.len, cfg->d_model, cfg->d_ff);
+    op_relu(hidden, hidden, x.len * cfg->d_ff);
+    float *out = emit(c, (Step){.name = out_name, .kind = "matrix", .rows = x.len, .cols = cfg->d_model, .sym_rows = x.sym,
+                                .sym_cols = "d_model", .formula = "ReLU(x·W₁ + b₁)·W₂ + b₂", .row_labels = x.labels});
+    op_linear(out, hidden, w2, b2, x.len, cfg->d_ff, cfg->d_model);
+    return out;
+}
+
+// Tokens → embedding × √d_model + positional encoding; names start with prefix.
+static float *embed(Ctx *c, bool is_src, const int *ids, int len, const char *const *labels, const char *sym) {
+    const Config *cfg = &c->m->cfg;
+    int E = cfg->d_model;
+    const float *table = is_src ? c->m->w.src_embed : c->m->w.tgt_embed;
+    float *tok = emit(c, (Step){.name = is_src ? "src.tokens" : "dec.tokens", .kind = "tokens", .rows = 1, .cols = len, .sym_rows = "1",
+                                .sym_cols = sym, .formula = is_src ? "token ids of the source" : "decoder input: <bos> + tokens so far (shifted right)",
+                                .col_labels = labels});
+    for (int i = 0; i < len; i++) tok[i] = (float)ids[i];
+    float *emb = emit(c, (Step){.name = is_src ? "src.embed" : "dec.embed", .kind = "matrix", .rows = len, .cols = E, .sym_rows = sym,
+                                .sym_cols = "d_model", .formula = "Embedding[token] × √d_model", .row_labels = labels});
+    float scale = sqrtf((float)E);
+    for (int i = 0; i < len; i++)
+        for (int j = 0; j < E; j++) emb[(size_t)i * E + j] = table[(size_t)ids[i] * E + j] * scale;
+    float *pe = emit(c, (Step){.name = is_src ? "src.pos_enc" : "dec.pos_enc", .kind = "matrix", .rows = len, .cols = E, .sym_rows = sym,
+                               .sym_cols = "d_model", .formula = "PE(pos, 2i) = sin(pos/10000^(2i/d_model)), PE(pos, 2i+1) = cos(…)",
+                               .row_labels = labels});
+    memcpy(pe, c->pe, (size_t)len * E * sizeof *pe);
+    float *x = emit(c, (Step){.name = is_src ? "src.input" : "dec.input", .kind = "matrix", .rows = len, .cols = E, .sym_rows = sym,
+                              .sym_cols = "d_model", .formula = "X = Embedding × √d_model + PE", .row_labels = labels});
+    op_add(x, emb, pe, len * E);
+    return x;
+}
+
+static float *encode(Ctx *c, const int *ids, int n, const char *const *labels) {
+    const Model *m = c->m;
+    Seq x = {embed(c, true, ids, n, labels, "n"), n, labels, "n"};
+    for (int l = 0; l < m->cfg.n_enc; l++) {
+        const EncLayer *L = &m->w.enc[l];
+        c->layer = l + 1;
+        float *att = attention(c, &L->self_attn, &enc_self, x, x, NULL);
+        x.x = add_norm(c, "enc.residual1", "enc.norm1", "x + MultiHeadAttention(x)", x, att, L->norm1_w, L->norm1_b);
+        float *f = ffn(c, "enc.ffn.hidden", "enc.ffn.out", x, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b);
+        x.x = add_norm(c, "enc.residual2", "enc.norm2", "x + FFN(x)", x, f, L->norm2_w, L->norm2_b);
+    }
+    c->layer = 0;
+    int E = m->cfg.d_model;
+    float *mem = emit(c, (Step){.name = "enc.output", .kind = "matrix", .rows = n, .cols = E, .sym_rows = "n", .sym_cols = "d_model",
+                                .formula = "memory = LayerNorm(encoder stack output)", .row_labels = labels});
+    op_layernorm(mem, x.x, m->w.enc_norm_w, m->w.enc_norm_b, n, E, m->cfg.eps);
+    return mem;
+}
+
+// One pass of the decoder over ids (length t); returns the final-normed
+// output (t × E).
+static float *decode_pass(Ctx *c, const int *ids, int t, const char *sym, Seq mem) {
+    const Model *m = c->m;
+    const char *const *labels = token_labels(c, m->tgt, ids, t);
+    Seq x = {embed(c, false, ids, t, labels, sym), t, labels, sym};
+    float *mask = emit(c, (Step){.name = "dec.look_ahead_mask", .kind = "mask", .rows = t, .cols = t, .sym_rows = sym, .sym_cols = sym,
+                                 .formula = "M[i][j] = 0 if j ≤ i, −∞ if j > i", .row_labels = labels, .col_labels = labels});
+    op_look_ahead_mask(mask, t);
+    for (int l = 0; l < m->cfg.n_dec; l++) {
+        const DecLayer *L = &m->w.dec[l];
+        c->layer = l + 1;
+        float *att = attention(c, &L->self_attn, &dec_self, x, x, mask);
+        x.x = add_norm(c, "dec.residual1", "dec.norm1", "x + MaskedMultiHeadAttention(x)", x, att, L->norm1_w, L->norm1_b);
+        float *cross = attention(c, &L->cross_attn, &dec_cross, x, mem, NULL);
+        x.x = add_norm(c, "dec.residual2", "dec.norm2", "x + CrossAttention(x, memory)", x, cross, L->norm2_w, L->norm2_b);
+        float *f = ffn(c, "dec.ffn.hidden", "dec.ffn.out", x, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b);
+        x.x = add_norm(c, "dec.residual3", "dec.norm3", "x + FFN(x)", x, f, L->norm3_w, L->norm3_b);
+    }
+    c->layer = 0;
+    int E = m->cfg.d_model;
+    float *out = emit(c, (Step){.name = "dec.output", .kind = "matrix", .rows = t, .cols = E, .sym_rows = sym, .sym_cols = "d_model",
+                                .formula = "LayerNorm(decoder stack output)", .row_labels = labels});
+    op_layernorm(out, x.x, m->w.dec_norm_w, m->w.dec_norm_b, t, E, m->cfg.eps);
+    return out;
+}
+
+// Logits and probabilities for the rows of h (rows × E).
+static float *predict(Ctx *c, const float *h, int rows, const char *sym, const char *const *labels, float **probs_out) {
+    const Model *m = c->m;
+    int E = m->cfg.d_model, V = m->cfg.tgt_vocab;
+    float *logits = emit(c, (Step){.name = "dec.logits", .kind = "matrix", .rows = rows, .cols = V, .sym_rows = sym, .sym_cols = "|V|",
+                                   .formula = "logits = h·W_outᵀ + b", .row_labels = labels});
+    op_linear(logits, h, m->w.gen_w, m->w.gen_b, rows, E, V);
+    float *probs = emit(c, (Step){.name = "dec.probs", .kind = "probs", .rows = rows, .cols = V, .sym_rows = sym, .sym_cols = "|V|",
+                                  .formula = "P(next token) = softmax(logits)", .row_labels = labels});
+    op_softmax_rows(probs, logits, rows, V);
+    *probs_out = probs;
+    return logits;
+}
+
+// Indices of the k largest values of x (ties: lower index first), best first.
+static void top_indices(const float *x, int n, int k, int *idx) {
+    for (int j = 0; j < k; j++) idx[j] = -1;
+    for (int i = 0; i < n; i++) {
+        int pos = k;
+        while (pos > 0 && (idx[pos - 1] < 0 || x[i] > x[idx[pos - 1]])) pos--;
+        if (pos >= k) continue;
+        memmove(idx + pos + 1, idx + pos, (size_t)(k - pos - 1) * sizeof *idx);
+        idx[pos] = i;
+    }
+}
+
+static void record_top(Ctx *c, const float *probs) {
+    const Model *m = c->m;
+    int k = c->tr->opt.show_top, V = m->cfg.tgt_vocab;
+    if (k > V) k = V;
+    int idx[64];
+    top_indices(probs, V, k, idx);
+    const char **labels = new_labels(c, (size_t)k);
+    float *top = emit(c, (Step){.name = "dec.top_k", .kind = "top_k", .rows = k, .cols = 1, .sym_rows = "k", .sym_cols = "1",
+                                .formula = "the k most likely next tokens", .row_labels = labels});
+    for (int i = 0; i < k; i++) {
+        top[i] = probs[idx[i]];
+        labels[i] = voc_token(m->tgt, idx[i]);
+    }
+}
+
+static const char *const choice_cols[] = {"token id", "probability", "random draw"};
+
+static void record_choice(Ctx *c, int id, float prob, float draw) {
+    const char **labels = new_labels(c, 1);
+    labels[0] = voc_token(c->m->tgt, id);
+    float *ch = emit(c, (Step){.name = "dec.choice", .kind = "choice", .rows = 1, .cols = 3, .sym_rows = "1", .sym_cols = "3",
+                               .formula = c->tr->opt.mode == DECODE_SAMPLE ? "next token drawn from the filtered distribution"
+                                                                           : "next token = argmax P",
+                               .row_labels = labels, .col_labels = choice_cols});
+    ch[0] = (float)id;
+    ch[1] = prob;
+    ch[2] = draw;
+}
+
+typedef struct {
+    int id;
+    float p;
+} Cand;
+
+static int by_prob_desc(const void *a, const void *b) {
+    const Cand *x = a, *y = b;
+    if (x->p != y->p) return x->p > y->p ? -1 : 1;
+    return x->id - y->id;
+}
+
+// Temperature, top-k and top-p, then a draw; records the distribution drawn from.
+static int sample(Ctx *c, const float *logits, Rng *rng, Cand *cand, float *draw_out) {
+    const DecodeOptions *o = &c->tr->opt;
+    int V = c->m->cfg.tgt_vocab;
+    float *dist = emit(c, (Step){.name = "dec.sample", .kind = "probs", .rows = 1, .cols = V, .sym_rows = "1", .sym_cols = "|V|",
+                                 .formula = "softmax(logits / T), keep top-k and top-p, renormalise"});
+    for (int i = 0; i < V; i++) dist[i] = logits[i] / o->temperature;
+    op_softmax_rows(dist, dist, 1, V);
+    for (int i = 0; i < V; i++) cand[i] = (Cand){i, dist[i]};
+    qsort(cand, (size_t)V, sizeof *cand, by_prob_desc);
+    int keep = o->top_k > 0 && o->top_k < V ? o->top_k : V;
+    double mass = 0.0;
+    for (int i = 0; i < keep; i++) {
+        mass += cand[i].p;
+        if (mass >= o->top_p) {  // nucleus: the smallest set holding top_p
+            keep = i + 1;
+            break;
+        }
+    }
+    mass = 0.0;
+    for (int i = 0; i < keep; i++) mass += cand[i].p;
+    for (int i = 0; i < V; i++) dist[i] = 0.0f;
+    for (int i = 0; i < keep; i++) dist[cand[i].id] = (float)(cand[i].p / mass);
+    float u = rng_uniform(rng);
+    *draw_out = u;
+    double acc = 0.0;
+    for (int i = 0; i < keep; i++) {
+        acc += dist[cand[i].id];
+        if (u < acc) return cand[i].id;
+    }
+    return cand[keep - 1].id;  // rounding left u just past the total
+}
+
+static void record_output(Ctx *c) {
+    Trace *tr = c->tr;
+    c->dstep = 0;
+    const char *const *labels = token_labels(c, c->m->tgt, tr->out_ids, tr->out_n);
+    float *o = emit(c, (Step){.name = "out.tokens", .kind = "tokens", .rows = 1, .cols = tr->out_n, .sym_rows = "1", .sym_cols = "m",
+                              .formula = "the output sentence", .col_labels = labels});
+    for (int i = 0; i < tr->out_n; i++) o[i] = (float)tr->out_ids[i];
+}
+
+// Greedy decoding or sampling: one token per step.
+static int run_stepwise(Ctx *c, Seq mem) {
+    Trace *tr = c->tr;
+    const Model *m = c->m;
+    int V = m->cfg.tgt_vocab, eos = voc_eos(m->tgt);
+    Cand *cand = malloc((size_t)V * sizeof *cand);
+    int *seq = malloc((size_t)(tr->opt.max_steps + 1) * sizeof *seq);  // <bos> + tokens so far
+    if (!cand || !seq) {
+        free(cand);
+        free(seq);
+        return -1;
+    }
+    Rng rng;
+    rng_init(&rng, tr->opt.seed);
+    seq[0] = voc_bos(m->tgt);
+    for (int t = 1; t <= tr->opt.max_steps; t++) {
+        c->dstep = t;
+        float *h = decode_pass(c, seq, t, "m", mem);
+        const char **last = new_labels(c, 1);
+        last[0] = voc_token(m->tgt, seq[t - 1]);
+        float *probs;
+        float *logits = predict(c, h + (size_t)(t - 1) * m->cfg.d_model, 1, "1", last, &probs);
+        record_top(c, probs);
+        int next;
+        float draw = -1.0f;
+        if (tr->opt.mode == DECODE_SAMPLE) {
+            next = sample(c, logits, &rng, cand, &draw);
+        } else {
+            top_indices(probs, V, 1, &next);
+        }
+        record_choice(c, next, probs[next], draw);
+        if (next == eos && !tr->opt.ignore_eos) break;
+        tr->out_ids[tr->out_n++] = next;
+        seq[t] = next;
+    }
+    free(cand);
+    free(seq);
+    return 0;
+}
+
+typedef struct {
+    int *ids;        // <bos> + tokens; len entries
+    int len;
+    double score;    // sum of log-probabilities
+    bool done;       // ended with <eos>
+} Hyp;
+
+typedef struct {
+    int from, id;    // hypothesis and token; id -1: a finished hypothesis carried over
+    double logp, score;
+} Expansion;
+
+static int by_score_desc(const void *a, const void *b) {
+    const Expansion *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    if (x->from != y->from) return x->from - y->from;
+    return x->id - y->id;
+}
+
+// Writes "tok tok ▸ next" for a beam row label into the trace's strings.
+static const char *hyp_label(Ctx *c, const Hyp *h, int next) {
+    Trace *tr = c->tr;
+    char *start = tr->chars + tr->n_chars;
+    size_t cap = tr->cap_chars - tr->n_chars, len = 0;
+    for (int i = 1; i < h->len; i++) len += (size_t)snprintf(start + len, cap - len, "%s ", voc_token(c->m->tgt, h->ids[i]));
+    if (next >= 0) len += (size_t)snprintf(start + len, cap - len, "+ %s", voc_token(c->m->tgt, next));
+    else len += (size_t)snprintf(start + len, cap - len, "(done)");
+    assert(len < cap && "trace plan too small (chars)");
+    tr->n_chars += len + 1;
+    return start;
+}
+
+static const char *const beam_cols[] = {"log P(token)", "score", "kept"};
+
+static int run_beam(Ctx *c, Seq mem) {
+    Trace *tr = c->tr;
+    const Model *m = c->m;
+    int k = tr->opt.beam_width, T = tr->opt.max_steps, V = m->cfg.tgt_vocab, E = m->cfg.d_model;
+    int eos = voc_eos(m->tgt);
+    Hyp *beam = calloc((size_t)k, sizeof *beam), *next_beam = calloc((size_t)k, sizeof *next_beam);
+    int *store = malloc(2 * (size_t)k * (size_t)(T + 1) * sizeof *store);
+    Expansion *ex = malloc(((size_t)k * k + k) * sizeof *ex);
+    float *logp = malloc((size_t)V * sizeof *logp);
+    int *idx = malloc((size_t)k * sizeof *idx);
+    int rc = -1;
+    if (!beam || !next_beam || !store || !ex || !logp || !idx) goto done;
+    for (int i = 0; i < k; i++) {
+        beam[i].ids = store + (size_t)i * (T + 1);
+        next_beam[i].ids = store + (size_t)(k + i) * (T + 1);
+    }
+    int live = 1;
+    beam[0].ids[0] = voc_bos(m->tgt);
+    beam[0].len = 1;
+    for (int t = 1; t <= T; t++) {
+        c->dstep = t;
+        int n_ex = 0;
+        bool recorded = false;
+        for (int b = 0; b < live; b++) {
+            Hyp *h = &beam[b];
+            if (h->done) {
+                ex[n_ex++] = (Expansion){b, -1, 0.0, h->score};
+                continue;
+            }
+            // the best unfinished hypothesis is recorded; the others run in scratch
+            c->record = !recorded;
+            c->n_scratch = 0;
+            float *out = decode_pass(c, h->ids, h->len, "m", mem);
+            float *probs;
+            const char **last = new_labels(c, 1);
+            if (last) last[0] = voc_token(m->tgt, h->ids[h->len - 1]);
+            predict(c, out + (size_t)(h->len - 1) * E, 1, "1", last, &probs);
+            if (c->record) record_top(c, probs);
+            recorded = true;
+            c->record = true;
+            for (int i = 0; i < V; i++) logp[i] = logf(probs[i]);
+            top_indices(logp, V, k, idx);
+            for (int i = 0; i < k && i < V; i++)
+                ex[n_ex++] = (Expansion){b, idx[i], logp[idx[i]], h->score + logp[idx[i]]};
+        }
+        qsort(ex, (size_t)n_ex, sizeof *ex, by_score_desc);
+        const char **labels = new_labels(c, (size_t)n_ex);
+        float *table = emit(c, (Step){.name = "dec.beam", .kind = "beam", .rows = n_ex, .cols = 3, .sym_rows = "candidates", .sym_cols = "3",
+                                      .formula = "score = Σ log P(token); keep the best k", .row_labels = labels, .col_labels = beam_cols});
+        int kept = n_ex < k ? n_ex : k;
+        for (int i = 0; i < n_ex; i++) {
+            labels[i] = hyp_label(c, &beam[ex[i].from], ex[i].id);
+            table[i * 3 + 0] = ex[i].id < 0 ? 0.0f : (float)ex[i].logp;
+            table[i * 3 + 1] = (float)ex[i].score;
+            table[i * 3 + 2] = i < kept ? 1.0f : 0.0f;
+        }
+        bool all_done = true;
+        for (int i = 0; i < kept; i++) {
+            const Hyp *from = &beam[ex[i].from];
+            Hyp *h = &next_beam[i];
+            memcpy(h->ids, from->ids, (size_t)from->len * sizeof *h->ids);
+            h->len = from->len;
+            h->score = ex[i].score;
+            h->done = from->done || ex[i].id == eos;
+            if (ex[i].id >= 0 && ex[i].id != eos) h->ids[h->len++] = ex[i].id;
+            all_done = all_done && h->done;
+        }
+        for (int i = 0; i < kept; i++) {  // swap the beams' storage
+            Hyp tmp = beam[i];
+            beam[i] = next_beam[i];
+            next_beam[i] = tmp;
+        }
+        live = kept;
+        if (all_done) break;
+    }
+    for (int i = 1; i < beam[0].len; i++) tr->out_ids[tr->out_n++] = beam[0].ids[i];
+    rc = 0;
+done:
+    free(beam);
+    free(next_beam);
+    free(store);
+    free(ex);
+    free(logp);
+    free(idx);
+    return rc;
+}
+
+static const char *const loss_cols[] = {"cross-entropy"};
+
+static int run_teacher(Ctx *c, Seq mem) {
+    Trace *tr = c->tr;
+    const Model *m = c->m;
+    int len = tr->opt.target_len + 1, V = m->cfg.tgt_vocab;
+    int *in = malloc((size_t)len * sizeof *in), *gold = malloc((size_t)len * sizeof *gold);
+    if (!in || !gold) {
+        free(in);
+        free(gold);
+        return -1;
+    }
+    // input: <bos> + target (shifted right); expected: target + <eos>
+    in[0] = voc_bos(m->tgt);
+    memcpy(in + 1, tr->opt.target, (size_t)tr->opt.target_len * sizeof *in);
+    memcpy(gold, tr->opt.target, (size_t)tr->opt.target_len * sizeof *gold);
+    gold[len - 1] = voc_eos(m->tgt);
+    c->dstep = 1;
+    float *h = decode_pass(c, in, len, "m", mem);
+    const char *const *gold_labels = token_labels(c, m->tgt, gold, len);
+    float *probs;
+    predict(c, h, len, "m", gold_labels, &probs);
+    float *loss = emit(c, (Step){.name = "dec.loss", .kind = "loss", .rows = len, .cols = 1, .sym_rows = "m", .sym_cols = "1",
+                                 .formula = "loss_i = −log P(target_i)", .row_labels = gold_labels, .col_labels = loss_cols});
+    double sum = 0.0;
+    for (int i = 0; i < len; i++) {
+        // from the log-softmax of the logits, not log(probs), so tiny probabilities keep their precision
+        const float *lg = tr->steps[tr->n_steps - 3].data + (size_t)i * V;
+        float mx = -INFINITY;
+        for (int j = 0; j < V; j++) mx = fmaxf(mx, lg[j]);
+        double z = 0.0;
+        for (int j = 0; j < V; j++) z += exp((double)lg[j] - mx);
+        loss[i] = (float)(log(z) + mx - lg[gold[i]]);
+        sum += loss[i];
+    }
+    tr->mean_loss = (float)(sum / len);
+    // the "output" of a teacher-forced pass is the reference itself
+    memcpy(tr->out_ids, tr->opt.target, (size_t)tr->opt.target_len * sizeof *tr->out_ids);
+    tr->out_n = tr->opt.target_len;
+    free(in);
+    free(gold);
+    return 0;
+}
+
+static int check_options(const Model *m, int n, DecodeOptions *o, Error *err) {
+    const Config *cfg = &m->cfg;
+    if (n <= 0) return err_set(err, "the source sentence is empty");
+    if (n > cfg->max_len) return err_set(err, "the source has %d tokens; this model takes at most %d", n, cfg->max_len);
+    if (o->max_steps <= 0) o->max_steps = cfg->max_len;
+    if (o->max_steps > cfg->max_len) return err_set(err, "max steps is %d; this model takes at most %d", o->max_steps, cfg->max_len);
+    if (o->show_top <= 0) o->show_top = 5;
+    if (o->show_top > 64) return err_set(err, "show_top is %d, at most 64", o->show_top);
+    if (o->beam_width <= 0) o->beam_width = 4;
+    if (o->beam_width > 64) return err_set(err, "beam width is %d, at most 64", o->beam_width);
+    if (o->temperature == 0.0f) o->temperature = 1.0f;
+    if (!(o->temperature > 0.0f) || !isfinite(o->temperature))
+        return err_set(err, "temperature is %g, expected a positive number", (double)o->temperature);
+    if (o->top_k < 0) return err_set(err, "top-k is %d, expected 0 (off) or more", o->top_k);
+    if (o->top_p == 0.0f) o->top_p = 1.0f;
+    if (!(o->top_p > 0.0f && o->top_p <= 1.0f)) return err_set(err, "top-p is %g, expected a number in (0, 1]", (double)o->top_p);
+    if (o->mode == DECODE_TEACHER) {
+        if (!o->target || o->target_len <= 0) return err_set(err, "teacher forcing needs a target sentence");
+        if (o->target_len + 1 > cfg->max_len)
+            return err_set(err, "the target has %d tokens; with <eos> this model takes at most %d", o->target_len, cfg->max_len - 1);
+        o->max_steps = o->target_len + 1;
+    }
+    for (int i = 0; o->mode == DECODE_TEACHER && i < o->target_len; i++)
+        if (o->target[i] < 0 || o->target[i] >= cfg->tgt_vocab) return err_set(err, "target token %d has id %d, outside the vocabulary", i, o->target[i]);
+    return 0;
+}
+
+Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions *opt, Error *err) {
+    DecodeOptions o = *opt;
+    if (check_options(m, n, &o, err)) return NULL;
+    for (int i = 0; i < n; i++)
+        if (src_ids[i] < 0 || src_ids[i] >= m->cfg.src_vocab) {
+            err_set(err, "source token %d has id %d, outside the vocabulary", i, src_ids[i]);
+            return NULL;
+        }
+    Size s = plan(m, (size_t)n, &o);
+    size_t T = (size_t)o.max_steps;
+    // one allocation: steps, floats, label pointers, ints, chars
+    size_t bytes = s.steps * sizeof(Step) + s.floats * sizeof(float) + s.labels * sizeof(char *) +
+                   ((size_t)n + T + 1) * sizeof(int) + s.chars;
+    Trace *tr = calloc(1, sizeof *tr);
+    char *block = malloc(bytes);
+    Ctx c = {.tr = tr, .m = m, .record = true};
+    size_t longest = (size_t)(n > o.max_steps ? n : o.max_steps) + 1;
+    size_t E = (size_t)m->cfg.d_model;
+    c.qkv = malloc(3 * longest * E * sizeof *c.qkv);
+    c.pe = malloc(longest * E * sizeof *c.pe);
+    if (o.mode == DECODE_BEAM) {
+        Size pass = decoder_pass_size(&m->cfg, T, (size_t)n);
+        c.cap_scratch = pass.floats + 3 * (size_t)m->cfg.tgt_vocab;
+        c.scratch = malloc(c.cap_scratch * sizeof *c.scratch);
+    }
+    if (!tr || !block || !c.qkv || !c.pe || (o.mode == DECODE_BEAM && !c.scratch)) {
+        err_set(err, "out of memory for a trace of %zu bytes", bytes);
+        free(block);
+        goto fail;
+    }
+    tr->model = m;
+    tr->opt = o;
+    tr->bytes = bytes;
+    tr->steps = (Step *)block;
+    tr->cap_steps = (int)s.steps;
+    tr->floats = (float *)(tr->steps + s.steps);
+    tr->cap_floats = s.floats;
+    tr->labels = (const char **)(tr->floats + s.floats);
+    tr->cap_labels = s.labels;
+    tr->src_ids = (int *)(tr->labels + s.labels);
+    tr->out_ids = tr->src_ids + n;
+    tr->chars = (char *)(tr->out_ids + T + 1);
+    tr->cap_chars = s.chars;
+    tr->src_n = n;
+    memcpy(tr->src_ids, src_ids, (size_t)n * sizeof *src_ids);
+    op_positional_encoding(c.pe, (int)longest, (int)E);
+
+    const char *const *src_labels = token_labels(&c, m->src, src_ids, n);
+    Seq mem = {encode(&c, src_ids, n, src_labels), n, src_labels, "n"};
+    int rc = 0;
+    if (o.mode == DECODE_TEACHER) rc = run_teacher(&c, mem);
+    else if (o.mode == DECODE_BEAM) rc = run_beam(&c, mem);
+    else rc = run_stepwise(&c, mem);
+    if (rc) {
+        err_set(err, "out of memory while decoding");
+        goto fail;
+    }
+    record_output(&c);
+    free(c.qkv);
+    free(c.pe);
+    free(c.scratch);
+    return tr;
+fail:
+    free(c.qkv);
+    free(c.pe);
+    free(c.scratch);
+    trace_free(tr);
+    return NULL;
+}
+
+void trace_free(Trace *t) {
+    if (!t) return;
+    free(t->steps);  // the one block
+    free(t);
+}
+
+int trace_count(const Trace *t) { return t->n_steps; }
+const Step *trace_step(const Trace *t, int i) { return i >= 0 && i < t->n_steps ? &t->steps[i] : NULL; }
+
+const int *trace_output(const Trace *t, int *n) {
+    *n = t->out_n;
+    return t->out_ids;
+}
+
+float trace_mean_loss(const Trace *t) { return t->mean_loss; }
+size_t trace_bytes(const Trace *t) { return t->bytes + sizeof *t; }
+
+char *trace_stage_id(const Step *s, char *buf, size_t size) {
+    const char *dot = strchr(s->name, '.');
+    if (s->layer > 0 && dot)
+        snprintf(buf, size, "%.*s.L%d%s", (int)(dot - s->name), s->name, s->layer, dot);
+    else
+        snprintf(buf, size, "%s", s->name);
+    return buf;
+}
+
+int trace_find(const Trace *t, const char *stage_id, int head, int dstep) {
+    char id[128];
+    for (int i = 0; i < t->n_steps; i++) {
+        const Step *s = &t->steps[i];
+        if (s->head == head && s->dstep == dstep && !strcmp(trace_stage_id(s, id, sizeof id), stage_id)) return i;
+    }
+    return -1;
+}
+
+static void write_float(FILE *fp, float v) {
+    if (isnan(v)) fputs("NaN", fp);
+    else if (isinf(v)) fputs(v < 0 ? "-Infinity" : "Infinity", fp);
+    else fprintf(fp, "%.9g", (double)v);
+}
+
+static void write_labels(FILE *fp, const char *const *labels, int n) {
+    if (!labels) {
+        fputs("null", fp);
+        return;
+    }
+    fputc('[', fp);
+    for (int i = 0; i < n; i++) {
+        if (i) fputc(',', fp);
+        json_write_string(fp, labels[i]);
+    }
+    fputc(']', fp);
+}
+
+static void write_ids(FILE *fp, const char *key, const Vocab *v, const int *ids, int n) {
+    fprintf(fp, "\"%s_ids\":[", key);
+    for (int i = 0; i < n; i++) fprintf(fp, "%s%d", i ? "," : "", ids[i]);
+    fprintf(fp, "],\"%s_tokens\":[", key);
+    for (int i = 0; i < n; i++) {
+        if (i) fputc(',', fp);
+        json_write_string(fp, voc_token(v, ids[i]));
+    }
+    fputc(']', fp);
+}
+
+int trace_write_json(const Trace *t, FILE *fp, const char *src_text) {
+    const Model *m = t->model;
+    const Config *c = &m->cfg;
+    static const char *const modes[] = {"greedy", "beam", "sample", "teacher_forcing"};
+    fputs("{\"format\":\"transformer-tracer-trace/1\",\"model\":{\"name\":", fp);
+    json_write_string(fp, m->name);
+    fprintf(fp, ",\"d_model\":%d,\"nhead\":%d,\"d_k\":%d,\"num_encoder_layers\":%d,\"num_decoder_layers\":%d,"
+                "\"dim_feedforward\":%d,\"layer_norm_eps\":%.9g,\"max_len\":%d,\"src_vocab_size\":%d,\"tgt_vocab_size\":%d},",
+            c->d_model, c->nhead, c->d_model / c->nhead, c->n_enc, c->n_dec, c->d_ff, (double)c->eps, c->max_len, c->src_vocab,
+            c->tgt_vocab);
+    const DecodeOptions *o = &t->opt;
+    fprintf(fp, "\"decode\":{\"mode\":\"%s\",\"max_steps\":%d,\"show_top\":%d", modes[o->mode], o->max_steps, o->show_top);
+    if (o->mode == DECODE_BEAM) fprintf(fp, ",\"beam_width\":%d", o->beam_width);
+    if (o->mode == DECODE_SAMPLE)
+        fprintf(fp, ",\"temperature\":%.9g,\"top_k\":%d,\"top_p\":%.9g,\"seed\":%llu", (double)o->temperature, o->top_k, (double)o->top_p,
+                (unsigned long long)o->seed);
+    fputs("},\"source\":{\"text\":", fp);
+    if (src_text) json_write_string(fp, src_text);
+    else fputs("null", fp);
+    fputc(',', fp);
+    write_ids(fp, "source", m->src, t->src_ids, t->src_n);
+    fputs("},\"output\":{", fp);
+    write_ids(fp, "output", m->tgt, t->out_ids, t->out_n);
+    if (o->mode == DECODE_TEACHER) fprintf(fp, ",\"mean_loss\":%.9g", (double)t->mean_loss);
+    fputs("},\"steps\":[\n", fp);
+    char id[128];
+    for (int i = 0; i < t->n_steps; i++) {
+        const Step *s = &t->steps[i];
+        fprintf(fp, "%s{\"index\":%d,\"stage\":", i ? ",\n" : "", i);
+        json_write_string(fp, trace_stage_id(s, id, sizeof id));
+        fputs(",\"kind\":", fp);
+        json_write_string(fp, s->kind);
+        fprintf(fp, ",\"layer\":%d,\"head\":%d,\"step\":%d,\"shape\":[%d,%d],\"symbolic_shape\":[", s->layer, s->head, s->dstep, s->rows,
+                s->cols);
+        json_write_string(fp, s->sym_rows);
+        fputc(',', fp);
+        json_write_string(fp, s->sym_cols);
+        fputs("],\"formula\":", fp);
+        json_write_string(fp, s->formula);
+        fputs(",\"row_labels\":", fp);
+        write_labels(fp, s->row_labels, s->rows);
+        fputs(",\"col_labels\":", fp);
+        write_labels(fp, s->col_labels, s->cols);
+        fputs(",\"values\":[", fp);
+        for (int r = 0; r < s->rows; r++) {
+            fputs(r ? ",[" : "[", fp);
+            for (int k = 0; k < s->cols; k++) {
+                if (k) fputc(',', fp);
+                write_float(fp, s->data[(size_t)r * s->cols + k]);
+            }
+            fputc(']', fp);
+        }
+        fputs("]}", fp);
+    }
+    fputs("\n]}\n", fp);
+    return ferror(fp) ? -1 : 0;
+}

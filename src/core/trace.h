@@ -1,0 +1,71 @@
+// The trace: running the model on one source sentence records every
+// intermediate value, in computation order, as a list of steps. Stepping
+// forward or back is an index into that list, never a recomputation.
+#ifndef TT_TRACE_H
+#define TT_TRACE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "model.h"
+
+typedef enum { DECODE_GREEDY, DECODE_BEAM, DECODE_SAMPLE, DECODE_TEACHER } DecodeMode;
+
+typedef struct {
+    DecodeMode mode;
+    int max_steps;      // most decoding steps (output tokens); 0 = the model's max_len
+    int show_top;       // candidates recorded per step in dec.top_k; 0 = 5
+    int beam_width;     // beam search; 0 = 4
+    float temperature;  // sampling; 0 = 1
+    int top_k;          // sampling: keep the k most likely tokens; 0 = all
+    float top_p;        // sampling: keep the smallest set with this much mass; 0 = 1
+    uint64_t seed;      // sampling: the same seed repeats a run exactly
+    bool ignore_eos;    // keep decoding past <eos> (for comparisons with a fixed step count)
+    const int *target;  // teacher forcing: reference target ids, without <bos>/<eos>
+    int target_len;
+} DecodeOptions;
+
+// One recorded value. Layer, head and dstep count from 1; 0 means "not
+// applicable" (e.g. head 0 for a value that covers all heads, dstep 0 for the
+// encoder).
+typedef struct {
+    const char *name;       // stage name without the layer, e.g. "dec.cross_attn.weights"
+    const char *kind;       // how to show it: tokens, matrix, attention, scores, mask, probs, top_k, beam, choice, loss
+    int layer, head, dstep;
+    int rows, cols;
+    const char *sym_rows;   // symbolic shape, e.g. "m" and "n"
+    const char *sym_cols;
+    const char *formula;    // one line, e.g. "softmax(QKᵀ/√d_k)"
+    float *data;            // rows × cols, row-major
+    const char *const *row_labels;  // rows strings, or NULL
+    const char *const *col_labels;  // cols strings, or NULL
+} Step;
+
+typedef struct Trace Trace;
+
+// Runs the model on source ids (n of them) and records the trace. The model
+// must outlive the trace (labels point into its vocabularies).
+Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions *opt, Error *err);
+void trace_free(Trace *t);
+
+int trace_count(const Trace *t);
+const Step *trace_step(const Trace *t, int i);
+// The stage id users see: the name with the layer put in, e.g.
+// "dec.L1.cross_attn.weights". Returns buf.
+char *trace_stage_id(const Step *s, char *buf, size_t size);
+// Index of the step with this stage id, head and decoding step, or -1.
+int trace_find(const Trace *t, const char *stage_id, int head, int dstep);
+// The generated tokens (without <bos> and <eos>).
+const int *trace_output(const Trace *t, int *n);
+// Teacher forcing: the mean cross-entropy over the target positions.
+float trace_mean_loss(const Trace *t);
+// Bytes the trace holds.
+size_t trace_bytes(const Trace *t);
+
+// Writes the whole trace as JSON (schema in docs/TRACE.md). -inf and NaN are
+// written as -Infinity and NaN, as Python's json module reads them.
+int trace_write_json(const Trace *t, FILE *fp, const char *src_text);
+
+#endif

@@ -1,0 +1,60 @@
+// Vocabularies and the tokenizer. Text is UTF-8 throughout.
+#ifndef TT_VOCAB_H
+#define TT_VOCAB_H
+
+#include <stdbool.h>
+
+#include "error.h"
+
+typedef struct Vocab Vocab;
+
+// Special tokens every vocabulary holds (at any index).
+#define VOC_PAD "<pad>"
+#define VOC_BOS "<bos>"
+#define VOC_EOS "<eos>"
+#define VOC_UNK "<unk>"
+
+// Builds a vocabulary from n token strings (copied). Refuses empty or
+// duplicated tokens, invalid UTF-8, white space inside a token, and a missing
+// special token.
+Vocab *voc_new(const char *const *tokens, int n, Error *err);
+// Builds one from a JSON array of strings, as stored in a model file.
+Vocab *voc_from_json(const char *json_text, Error *err);
+void voc_free(Vocab *v);
+
+int voc_size(const Vocab *v);
+// Id of a token, or -1.
+int voc_id(const Vocab *v, const char *token);
+const char *voc_token(const Vocab *v, int id);
+int voc_pad(const Vocab *v);
+int voc_bos(const Vocab *v);
+int voc_eos(const Vocab *v);
+int voc_unk(const Vocab *v);
+// Longest token in bytes.
+int voc_max_token_bytes(const Vocab *v);
+// The vocabulary as a JSON array of strings (heap string).
+char *voc_to_json(const Vocab *v);
+
+// A tokenized sentence: ids[i] is the token of piece[i], the text it came from
+// (lower-cased). A piece that is not in the vocabulary has id <unk>.
+typedef struct {
+    int n;
+    int *ids;
+    char **pieces;
+    int n_unknown;
+} Tokens;
+
+// Splits text into tokens: white space separates words, punctuation is split
+// off, ASCII and Latin-1 letters are lower-cased; a word missing from the
+// vocabulary that contains non-ASCII letters (e.g. unsegmented Chinese) is
+// split by longest match against the vocabulary. Anything still unknown
+// becomes <unk> and is counted in n_unknown. Fails on invalid UTF-8, control
+// characters and empty text, naming the byte offset.
+int voc_tokenize(const Vocab *v, const char *text, Tokens *out, Error *err);
+void voc_tokens_deinit(Tokens *t);
+
+// Checks that text is valid UTF-8; on failure returns the byte offset of the
+// first bad byte, else -1.
+long voc_utf8_invalid_at(const char *text, long len);
+
+#endif

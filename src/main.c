@@ -1,0 +1,337 @@
+// The command line: subcommands dispatch to the core (and, later, the app).
+// Exit 0 on success, 2 on a usage error, 1 on a runtime error; every error is
+// one line on stderr that says what and where.
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "model.h"
+#include "trace.h"
+#include "tt_config.h"
+#include "vocab.h"
+
+#define DEFAULT_MODEL "models/en-zh-random.safetensors"
+
+enum { EXIT_USAGE = 2 };
+
+static const char *usage_text =
+    "Usage: transformer-tracer COMMAND [OPTIONS]\n"
+    "\n"
+    "Commands:\n"
+    "  translate --src TEXT      translate a sentence; prints the output tokens\n"
+    "  trace --src TEXT          write every stage of the computation as JSON\n"
+    "  init --out FILE           write a randomly initialised model\n"
+    "\n"
+    "Options for translate and trace:\n"
+    "  --model FILE              model file (safetensors); default: the shipped model\n"
+    "  --decode MODE             greedy (default), beam or sample\n"
+    "  --beam N                  beam width (default 4)\n"
+    "  --temperature T           sampling temperature (default 1)\n"
+    "  --top-k K                 sample from the K most likely tokens (default: all)\n"
+    "  --top-p P                 sample from the smallest set with mass P (default 1)\n"
+    "  --seed N                  sampling seed; the same seed repeats a run (default 1)\n"
+    "  --max-steps N             most output tokens (default: the model's max_len)\n"
+    "  --top N                   candidates recorded at each step (default 5)\n"
+    "Options for trace:\n"
+    "  --target TEXT             teacher forcing: the reference translation\n"
+    "  --out FILE                write the JSON here (atomically) instead of stdout\n"
+    "Options for init:\n"
+    "  --src-vocab FILE --tgt-vocab FILE   one token per line\n"
+    "  --d-model N --nhead N --layers N --d-ff N --max-len N --eps X --seed N --name TEXT\n"
+    "\n"
+    "  --help                    show this help\n"
+    "  --version                 show the version\n";
+
+typedef struct {
+    const char *cmd;
+    const char *src, *target, *out, *model;
+    const char *src_vocab, *tgt_vocab, *name;
+    DecodeOptions dec;
+    Config cfg;
+    unsigned long long seed;
+} Args;
+
+static int usage_error(const char *fmt, const char *what) {
+    fprintf(stderr, "transformer-tracer: ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, " (see --help)\n");
+    return EXIT_USAGE;
+}
+
+static int parse_long(const char *opt, const char *s, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        fprintf(stderr, "transformer-tracer: %s takes a whole number from %ld to %ld, got \"%s\" (see --help)\n", opt, lo, hi, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int parse_float(const char *opt, const char *s, float *out) {
+    char *end;
+    errno = 0;
+    float v = strtof(s, &end);
+    if (errno || end == s || *end || !isfinite(v)) {
+        fprintf(stderr, "transformer-tracer: %s takes a number, got \"%s\" (see --help)\n", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+// Parses argv into a; returns 0, or an exit code.
+static int parse_args(int argc, char **argv, Args *a) {
+    a->cfg = (Config){.d_model = 64, .nhead = 4, .n_enc = 2, .n_dec = 2, .d_ff = 256, .eps = 1e-5f, .max_len = 32};
+    a->seed = 1;
+    for (int i = 1; i < argc; i++) {
+        char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            fputs(usage_text, stdout);
+            exit(0);
+        }
+        if (!strcmp(arg, "--version")) {
+            printf("transformer-tracer %s\n", TT_VERSION);
+            exit(0);
+        }
+        if (strncmp(arg, "--", 2)) {
+            if (a->cmd) return usage_error("unexpected argument \"%s\"", arg);
+            a->cmd = arg;
+            continue;
+        }
+        // --name value or --name=value
+        char name[64];
+        const char *val = strchr(arg, '=');
+        if (val) {
+            snprintf(name, sizeof name, "%.*s", (int)(val - arg), arg);
+            val++;
+        } else {
+            snprintf(name, sizeof name, "%s", arg);
+            if (i + 1 >= argc) return usage_error("%s needs a value", name);
+            val = argv[++i];
+        }
+        long v;
+        int bad = 0;
+        if (!strcmp(name, "--src")) a->src = val;
+        else if (!strcmp(name, "--target")) a->target = val;
+        else if (!strcmp(name, "--out")) a->out = val;
+        else if (!strcmp(name, "--model")) a->model = val;
+        else if (!strcmp(name, "--src-vocab")) a->src_vocab = val;
+        else if (!strcmp(name, "--tgt-vocab")) a->tgt_vocab = val;
+        else if (!strcmp(name, "--name")) a->name = val;
+        else if (!strcmp(name, "--decode")) {
+            if (!strcmp(val, "greedy")) a->dec.mode = DECODE_GREEDY;
+            else if (!strcmp(val, "beam")) a->dec.mode = DECODE_BEAM;
+            else if (!strcmp(val, "sample")) a->dec.mode = DECODE_SAMPLE;
+            else return usage_error("--decode takes greedy, beam or sample, got \"%s\"", val);
+        } else if (!strcmp(name, "--beam")) bad = parse_long(name, val, 1, 64, &v) || (a->dec.beam_width = (int)v, 0);
+        else if (!strcmp(name, "--top-k")) bad = parse_long(name, val, 0, INT_MAX, &v) || (a->dec.top_k = (int)v, 0);
+        else if (!strcmp(name, "--top")) bad = parse_long(name, val, 1, 64, &v) || (a->dec.show_top = (int)v, 0);
+        else if (!strcmp(name, "--max-steps")) bad = parse_long(name, val, 1, 4096, &v) || (a->dec.max_steps = (int)v, 0);
+        else if (!strcmp(name, "--seed")) bad = parse_long(name, val, 0, LONG_MAX, &v) || (a->seed = (unsigned long long)v, 0);
+        else if (!strcmp(name, "--temperature")) {
+            bad = parse_float(name, val, &a->dec.temperature);
+            if (!bad && !(a->dec.temperature > 0.0f)) return usage_error("--temperature must be above 0, got \"%s\"", val);
+        } else if (!strcmp(name, "--top-p")) {
+            bad = parse_float(name, val, &a->dec.top_p);
+            if (!bad && !(a->dec.top_p > 0.0f && a->dec.top_p <= 1.0f)) return usage_error("--top-p must be in (0, 1], got \"%s\"", val);
+        } else if (!strcmp(name, "--d-model")) bad = parse_long(name, val, 1, 65536, &v) || (a->cfg.d_model = (int)v, 0);
+        else if (!strcmp(name, "--nhead")) bad = parse_long(name, val, 1, 256, &v) || (a->cfg.nhead = (int)v, 0);
+        else if (!strcmp(name, "--layers")) bad = parse_long(name, val, 1, 64, &v) || (a->cfg.n_enc = a->cfg.n_dec = (int)v, 0);
+        else if (!strcmp(name, "--d-ff")) bad = parse_long(name, val, 1, 1 << 20, &v) || (a->cfg.d_ff = (int)v, 0);
+        else if (!strcmp(name, "--max-len")) bad = parse_long(name, val, 1, 4096, &v) || (a->cfg.max_len = (int)v, 0);
+        else if (!strcmp(name, "--eps")) bad = parse_float(name, val, &a->cfg.eps);
+        else return usage_error("unknown option \"%s\"", name);
+        if (bad) return EXIT_USAGE;
+    }
+    a->dec.seed = a->seed;
+    if (!a->cmd) {
+        fputs(usage_text, stderr);
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int file_exists(const char *path) { return access(path, R_OK) == 0; }
+
+// The shipped model: beside an installed binary, else in the source tree.
+static const char *default_model(char *buf, size_t size) {
+    const char *env = getenv("TRANSFORMER_TRACER_DATA");
+    if (env) {
+        snprintf(buf, size, "%s/" DEFAULT_MODEL, env);
+        return buf;
+    }
+    char exe[PATH_MAX - 128];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = '\0';
+            snprintf(buf, size, "%s/../share/transformer-tracer/assets/" DEFAULT_MODEL, exe);
+            if (file_exists(buf)) return buf;
+        }
+    }
+    snprintf(buf, size, "%s/" DEFAULT_MODEL, TT_INSTALL_DATA "/assets");
+    if (file_exists(buf)) return buf;
+    snprintf(buf, size, "%s/" DEFAULT_MODEL, TT_SOURCE_ASSETS);
+    return buf;
+}
+
+static Model *load_model(const Args *a) {
+    char buf[2 * PATH_MAX];
+    const char *path = a->model ? a->model : default_model(buf, sizeof buf);
+    Error err;
+    Model *m = mdl_load(path, &err);
+    if (!m) fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+    return m;
+}
+
+// Tokenizes text for one side; reports unknown words by name. Returns 0 or 1.
+static int tokenize(const Vocab *v, const char *what, const char *text, int max_len, Tokens *tok) {
+    Error err;
+    if (voc_tokenize(v, text, tok, &err)) {
+        fprintf(stderr, "transformer-tracer: %s: %s\n", what, err.msg);
+        return 1;
+    }
+    if (tok->n_unknown) {
+        fprintf(stderr, "transformer-tracer: %s: %d word%s not in the vocabulary, read as <unk>:", what, tok->n_unknown,
+                tok->n_unknown > 1 ? "s" : "");
+        for (int i = 0; i < tok->n; i++)
+            if (tok->ids[i] == voc_unk(v)) fprintf(stderr, " \"%s\"", tok->pieces[i]);
+        fputc('\n', stderr);
+    }
+    if (tok->n_unknown == tok->n) {
+        fprintf(stderr, "transformer-tracer: %s: no word is in the model's vocabulary; nothing to translate\n", what);
+        voc_tokens_deinit(tok);
+        return 1;
+    }
+    if (tok->n > max_len) {
+        fprintf(stderr, "transformer-tracer: %s has %d tokens; this model takes at most %d\n", what, tok->n, max_len);
+        voc_tokens_deinit(tok);
+        return 1;
+    }
+    return 0;
+}
+
+static int cmd_run(const Args *a, bool write_trace) {
+    if (!a->src) return usage_error("%s needs --src TEXT", a->cmd);
+    if (a->target && !write_trace) return usage_error("--target is for %s", "trace");
+    Model *m = load_model(a);
+    if (!m) return 1;
+    int rc = 1;
+    Tokens src = {0}, tgt = {0};
+    Trace *t = NULL;
+    if (tokenize(m->src, "source sentence", a->src, m->cfg.max_len, &src)) goto done;
+    DecodeOptions opt = a->dec;
+    if (a->target) {
+        if (tokenize(m->tgt, "target sentence", a->target, m->cfg.max_len - 1, &tgt)) goto done;
+        opt.mode = DECODE_TEACHER;
+        opt.target = tgt.ids;
+        opt.target_len = tgt.n;
+    }
+    Error err;
+    t = trace_run(m, src.ids, src.n, &opt, &err);
+    if (!t) {
+        fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+        goto done;
+    }
+    if (!write_trace) {
+        int n;
+        const int *ids = trace_output(t, &n);
+        for (int i = 0; i < n; i++) printf("%s%s", i ? " " : "", voc_token(m->tgt, ids[i]));
+        putchar('\n');
+        rc = fflush(stdout) ? 1 : 0;
+    } else if (a->out) {
+        AtomicFile af;
+        if (fio_atomic_open(&af, a->out, &err)) {
+            fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+            goto done;
+        }
+        if (trace_write_json(t, af.fp, a->src)) {
+            fio_atomic_abort(&af);
+            fprintf(stderr, "transformer-tracer: %s: write failed\n", a->out);
+            goto done;
+        }
+        if (fio_atomic_commit(&af, &err)) {
+            fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+            goto done;
+        }
+        rc = 0;
+    } else {
+        rc = trace_write_json(t, stdout, a->src) || fflush(stdout) ? 1 : 0;
+        if (rc) fprintf(stderr, "transformer-tracer: writing the trace to standard output failed\n");
+    }
+done:
+    trace_free(t);
+    voc_tokens_deinit(&src);
+    voc_tokens_deinit(&tgt);
+    mdl_free(m);
+    return rc;
+}
+
+// Reads a vocabulary file: one token per line, blank lines ignored.
+static Vocab *read_vocab(const char *path) {
+    Error err;
+    char *data;
+    size_t len;
+    if (fio_read_all(path, 64u << 20, &data, &len, &err)) {
+        fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+        return NULL;
+    }
+    const char **toks = malloc((len / 2 + 2) * sizeof *toks);
+    int n = 0;
+    Vocab *v = NULL;
+    if (!toks) {
+        fprintf(stderr, "transformer-tracer: %s: out of memory\n", path);
+        goto done;
+    }
+    for (char *line = strtok(data, "\r\n"); line; line = strtok(NULL, "\r\n")) toks[n++] = line;
+    v = voc_new(toks, n, &err);
+    if (!v) fprintf(stderr, "transformer-tracer: %s: %s\n", path, err.msg);
+done:
+    free(toks);
+    free(data);
+    return v;
+}
+
+static int cmd_init(const Args *a) {
+    if (!a->out || !a->src_vocab || !a->tgt_vocab) return usage_error("%s needs --out, --src-vocab and --tgt-vocab", "init");
+    Vocab *src = read_vocab(a->src_vocab);
+    if (!src) return 1;
+    Vocab *tgt = read_vocab(a->tgt_vocab);
+    if (!tgt) {
+        voc_free(src);
+        return 1;
+    }
+    Error err;
+    Model *m = mdl_new(&a->cfg, src, tgt, &err);
+    if (!m) {
+        fprintf(stderr, "transformer-tracer: init: %s\n", err.msg);
+        return 1;
+    }
+    mdl_init_random(m, a->seed);
+    free(m->name);
+    m->name = strdup(a->name ? a->name : "random");
+    int rc = mdl_save(m, a->out, &err);
+    if (rc) fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+    mdl_free(m);
+    return rc ? 1 : 0;
+}
+
+int main(int argc, char **argv) {
+    Args a = {0};
+    int rc = parse_args(argc, argv, &a);
+    if (rc) return rc;
+    if (!strcmp(a.cmd, "translate")) return cmd_run(&a, false);
+    if (!strcmp(a.cmd, "trace")) return cmd_run(&a, true);
+    if (!strcmp(a.cmd, "init")) return cmd_init(&a);
+    return usage_error("unknown command \"%s\"", a.cmd);
+}

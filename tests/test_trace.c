@@ -1,0 +1,464 @@
+// The trace against an independent implementation: PyTorch's nn.Transformer,
+// run by tests/reference/make_reference.py on the same safetensors files.
+// Then the properties every trace must have, and the decoding strategies.
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "json.h"
+#include "model.h"
+#include "trace.h"
+
+#define REF_DIR TT_TEST_DATA "/reference/"
+#define REF_SENTENCE "i love natural language processing"
+
+typedef struct {
+    Model *m;
+    Json *ref;
+} Fixture;
+
+static Json *load_json(const char *path) {
+    char *text;
+    size_t len;
+    Error err;
+    if (fio_read_all(path, 1u << 26, &text, &len, &err)) fail_msg("%s", err.msg);
+    Json *j = json_parse(text, len, true, &err);
+    free(text);
+    if (!j) fail_msg("%s: %s", path, err.msg);
+    return j;
+}
+
+static Model *load_model(const char *path) {
+    Error err;
+    Model *m = mdl_load(path, &err);
+    if (!m) fail_msg("%s", err.msg);
+    return m;
+}
+
+static int setup_ref(void **state, const char *name) {
+    Fixture *f = calloc(1, sizeof *f);
+    char path[512];
+    snprintf(path, sizeof path, REF_DIR "%s.safetensors", name);
+    f->m = load_model(path);
+    snprintf(path, sizeof path, REF_DIR "%s.json", name);
+    f->ref = load_json(path);
+    *state = f;
+    return 0;
+}
+static int setup_ref_model(void **state) { return setup_ref(state, "ref_model"); }
+static int setup_ref_tied(void **state) { return setup_ref(state, "ref_tied"); }
+
+static int teardown(void **state) {
+    Fixture *f = *state;
+    mdl_free(f->m);
+    json_free(f->ref);
+    free(f);
+    return 0;
+}
+
+// Flattens a nested JSON array of numbers; returns the count.
+static size_t flatten(const Json *j, double *out, size_t cap) {
+    if (j->type == JSON_NUMBER) {
+        if (cap < 1) fail_msg("reference array larger than expected");
+        out[0] = j->number;
+        return 1;
+    }
+    if (j->type != JSON_ARRAY) fail_msg("reference value is not a number or an array");
+    size_t n = 0;
+    for (size_t i = 0; i < j->count; i++) n += flatten(&j->items[i], out + n, cap - n);
+    return n;
+}
+
+static const Json *get(const Json *j, const char *key) {
+    const Json *v = json_get(j, key);
+    if (!v) fail_msg("reference has no \"%s\"", key);
+    return v;
+}
+
+static double maxdiff_seen[8];
+enum { D_ATTN, D_PROB, D_LOGIT, D_HIDDEN, D_LOSS };
+
+// Compares a step's data with a reference array; tol is absolute, or relative
+// to the largest reference magnitude when relative is true.
+static void compare(const Trace *t, const char *stage, int head, int dstep, const Json *want, double tol, bool relative, int kind) {
+    int i = trace_find(t, stage, head, dstep);
+    if (i < 0) fail_msg("no step %s head %d step %d in the trace", stage, head, dstep);
+    const Step *s = trace_step(t, i);
+    size_t cap = (size_t)s->rows * s->cols + 1;
+    double *w = malloc(cap * sizeof *w);
+    size_t n = flatten(want, w, cap);
+    if (n != (size_t)s->rows * s->cols) fail_msg("%s: expected: %zu values, got: %d×%d", stage, n, s->rows, s->cols);
+    double scale = 0.0, maxdiff = 0.0;
+    for (size_t k = 0; k < n; k++) scale = fmax(scale, fabs(w[k]));
+    for (size_t k = 0; k < n; k++) maxdiff = fmax(maxdiff, fabs(s->data[k] - w[k]));
+    double limit = relative ? tol * fmax(scale, 1e-30) : tol;
+    if (maxdiff > maxdiff_seen[kind]) maxdiff_seen[kind] = maxdiff;
+    if (!(maxdiff <= limit))
+        fail_msg("%s head %d step %d: maxdiff %.3g, tolerance %.3g", stage, head, dstep, maxdiff, limit);
+    free(w);
+}
+
+static Trace *run(const Model *m, const int *ids, int n, DecodeOptions opt) {
+    Error err;
+    Trace *t = trace_run(m, ids, n, &opt, &err);
+    if (!t) fail_msg("trace_run: %s", err.msg);
+    return t;
+}
+
+static void tokenize_ref(const Model *m, const Json *ref, Tokens *tok) {
+    Error err;
+    if (voc_tokenize(m->src, REF_SENTENCE, tok, &err)) fail_msg("%s", err.msg);
+    const Json *ids = get(ref, "src_ids");
+    assert_int_equal(tok->n, (int)ids->count);
+    for (int i = 0; i < tok->n; i++)
+        if (tok->ids[i] != (int)ids->items[i].number) fail_msg("source id %d expected: %d, got: %d", i, (int)ids->items[i].number, tok->ids[i]);
+}
+
+// Every recorded attention weight, logit and probability of 8 greedy steps.
+static void test_greedy_matches_pytorch(void **state) {
+    Fixture *f = *state;
+    const Config *c = &f->m->cfg;
+    Tokens tok;
+    tokenize_ref(f->m, f->ref, &tok);
+    Trace *t = run(f->m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_GREEDY, .max_steps = 8, .ignore_eos = true});
+    compare(t, "src.pos_enc", 0, 0, get(f->ref, "pe"), 1e-6, false, D_HIDDEN);
+    compare(t, "src.input", 0, 0, get(f->ref, "src_x"), 1e-6, true, D_HIDDEN);
+    char id[64];
+    const Json *enc_w = get(f->ref, "enc_weights");
+    for (int l = 0; l < c->n_enc; l++)
+        for (int h = 0; h < c->nhead; h++) {
+            snprintf(id, sizeof id, "enc.L%d.self_attn.weights", l + 1);
+            compare(t, id, h + 1, 0, json_at(json_at(enc_w, (size_t)l), (size_t)h), 1e-5, false, D_ATTN);
+        }
+    compare(t, "enc.output", 0, 0, get(f->ref, "memory"), 1e-5, true, D_HIDDEN);
+    const Json *steps = get(f->ref, "steps");
+    assert_int_equal(steps->count, 8);
+    for (int s = 0; s < 8; s++) {
+        const Json *st = json_at(steps, (size_t)s);
+        for (int l = 0; l < c->n_dec; l++)
+            for (int h = 0; h < c->nhead; h++) {
+                snprintf(id, sizeof id, "dec.L%d.self_attn.weights", l + 1);
+                compare(t, id, h + 1, s + 1, json_at(json_at(get(st, "dec_self_weights"), (size_t)l), (size_t)h), 1e-5, false, D_ATTN);
+                snprintf(id, sizeof id, "dec.L%d.cross_attn.weights", l + 1);
+                compare(t, id, h + 1, s + 1, json_at(json_at(get(st, "cross_weights"), (size_t)l), (size_t)h), 1e-5, false, D_ATTN);
+            }
+        compare(t, "dec.logits", 0, s + 1, get(st, "logits"), 1e-5, true, D_LOGIT);
+        compare(t, "dec.probs", 0, s + 1, get(st, "probs"), 1e-5, false, D_PROB);
+        const Step *choice = trace_step(t, trace_find(t, "dec.choice", 0, s + 1));
+        assert_non_null(choice);
+        if ((int)choice->data[0] != (int)get(st, "next_id")->number)
+            fail_msg("step %d chosen token expected: %d, got: %d", s + 1, (int)get(st, "next_id")->number, (int)choice->data[0]);
+    }
+    int n;
+    const int *out = trace_output(t, &n);
+    const Json *greedy = get(f->ref, "greedy_ids");
+    assert_int_equal(n, 8);
+    for (int i = 0; i < n; i++) assert_int_equal(out[i], (int)greedy->items[i].number);
+    print_message("maxdiff: attention %.3g, probabilities %.3g, logits %.3g, hidden %.3g\n", maxdiff_seen[D_ATTN], maxdiff_seen[D_PROB],
+                  maxdiff_seen[D_LOGIT], maxdiff_seen[D_HIDDEN]);
+    trace_free(t);
+    voc_tokens_deinit(&tok);
+}
+
+// The training-time pass: whole shifted-right target, full mask, loss per position.
+static void test_teacher_forcing_matches_pytorch(void **state) {
+    Fixture *f = *state;
+    Tokens tok, tgt;
+    Error err;
+    tokenize_ref(f->m, f->ref, &tok);
+    if (voc_tokenize(f->m->tgt, "我 愛 自然 語言 處理", &tgt, &err)) fail_msg("%s", err.msg);
+    const Json *in = get(f->ref, "tf_tgt_in_ids");
+    assert_int_equal(tgt.n + 1, (int)in->count);
+    for (int i = 0; i < tgt.n; i++) assert_int_equal(tgt.ids[i], (int)in->items[i + 1].number);
+    Trace *t = run(f->m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_TEACHER, .target = tgt.ids, .target_len = tgt.n});
+    const Step *mask = trace_step(t, trace_find(t, "dec.look_ahead_mask", 0, 1));
+    assert_non_null(mask);
+    assert_int_equal(mask->rows, tgt.n + 1);
+    compare(t, "dec.logits", 0, 1, get(f->ref, "tf_logits"), 1e-5, true, D_LOGIT);
+    compare(t, "dec.loss", 0, 1, get(f->ref, "tf_loss"), 1e-5, true, D_LOSS);
+    double mean = get(f->ref, "tf_mean_loss")->number;
+    if (fabs(trace_mean_loss(t) - mean) > 1e-5 * mean) fail_msg("mean loss expected: %.7g, got: %.7g", mean, (double)trace_mean_loss(t));
+    trace_free(t);
+    voc_tokens_deinit(&tok);
+    voc_tokens_deinit(&tgt);
+}
+
+// ---- properties of every trace, on the shipped default model ---------------
+
+static Model *default_model(void) { return load_model(TT_TEST_DATA "/../../assets/models/en-zh-random.safetensors"); }
+
+static void tokenize(const Vocab *v, const char *text, Tokens *tok) {
+    Error err;
+    if (voc_tokenize(v, text, tok, &err)) fail_msg("%s", err.msg);
+}
+
+static void check_attention_rows(const Trace *t) {
+    char id[128];
+    int checked = 0;
+    for (int i = 0; i < trace_count(t); i++) {
+        const Step *s = trace_step(t, i);
+        if (strcmp(s->kind, "attention")) continue;
+        bool causal = strstr(s->name, "dec.self_attn") != NULL;
+        for (int r = 0; r < s->rows; r++) {
+            double sum = 0.0;
+            for (int k = 0; k < s->cols; k++) {
+                float v = s->data[r * s->cols + k];
+                if (causal && k > r && v != 0.0f)
+                    fail_msg("%s head %d step %d [%d][%d]: masked weight expected: exactly 0, got: %g", trace_stage_id(s, id, sizeof id),
+                             s->head, s->dstep, r, k, (double)v);
+                sum += v;
+            }
+            if (fabs(sum - 1.0) > 1e-5) fail_msg("%s row %d: sum expected: 1, got: %.9g", trace_stage_id(s, id, sizeof id), r, sum);
+        }
+        checked++;
+    }
+    assert_true(checked > 0);
+}
+
+static void test_attention_rows_sum_to_one(void **state) {
+    (void)state;
+    Model *m = default_model();
+    Tokens tok;
+    tokenize(m->src, "the cat sits on the mat .", &tok);
+    DecodeMode modes[] = {DECODE_GREEDY, DECODE_BEAM, DECODE_SAMPLE};
+    for (int i = 0; i < 3; i++) {
+        Trace *t = run(m, tok.ids, tok.n, (DecodeOptions){.mode = modes[i], .max_steps = 6});
+        check_attention_rows(t);
+        // masked scores hold -inf above the diagonal
+        const Step *s = trace_step(t, trace_find(t, "dec.L1.self_attn.masked_scores", 1, 3));
+        assert_non_null(s);
+        assert_true(isinf(s->data[0 * 3 + 1]) && s->data[1] < 0);
+        assert_true(isfinite(s->data[1 * 3 + 1]));
+        trace_free(t);
+    }
+    voc_tokens_deinit(&tok);
+    mdl_free(m);
+}
+
+static void expect_same_output(const Trace *a, const Trace *b, const char *what) {
+    int na, nb;
+    const int *oa = trace_output(a, &na), *ob = trace_output(b, &nb);
+    if (na != nb) fail_msg("%s: expected: %d tokens, got: %d", what, na, nb);
+    for (int i = 0; i < na; i++)
+        if (oa[i] != ob[i]) fail_msg("%s: token %d expected: %d, got: %d", what, i, oa[i], ob[i]);
+}
+
+static const char *sentences[] = {"i love natural language processing", "the cat sits on the mat .", "i love nlp",
+                                  "she reads a big red book", "we eat an apple"};
+
+static void test_beam_width_one_is_greedy(void **state) {
+    (void)state;
+    Model *m = default_model();
+    for (size_t s = 0; s < sizeof sentences / sizeof *sentences; s++) {
+        Tokens tok;
+        tokenize(m->src, sentences[s], &tok);
+        Trace *g = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_GREEDY, .max_steps = 10});
+        Trace *b = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_BEAM, .beam_width = 1, .max_steps = 10});
+        expect_same_output(g, b, sentences[s]);
+        trace_free(g);
+        trace_free(b);
+        voc_tokens_deinit(&tok);
+    }
+    mdl_free(m);
+}
+
+static void test_top_k_one_sampling_is_greedy(void **state) {
+    (void)state;
+    Model *m = default_model();
+    for (size_t s = 0; s < sizeof sentences / sizeof *sentences; s++) {
+        Tokens tok;
+        tokenize(m->src, sentences[s], &tok);
+        Trace *g = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_GREEDY, .max_steps = 10});
+        Trace *k1 = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_SAMPLE, .top_k = 1, .temperature = 2.0f, .seed = 7, .max_steps = 10});
+        expect_same_output(g, k1, sentences[s]);
+        trace_free(g);
+        trace_free(k1);
+        voc_tokens_deinit(&tok);
+    }
+    mdl_free(m);
+}
+
+static void test_sampling_repeats_with_seed(void **state) {
+    (void)state;
+    Model *m = default_model();
+    Tokens tok;
+    tokenize(m->src, "i love natural language processing", &tok);
+    DecodeOptions o = {.mode = DECODE_SAMPLE, .temperature = 1.5f, .top_p = 0.9f, .seed = 42, .max_steps = 12};
+    Trace *a = run(m, tok.ids, tok.n, o), *b = run(m, tok.ids, tok.n, o);
+    expect_same_output(a, b, "same seed");
+    // the recorded distribution is renormalised and the draw is in [0, 1)
+    const Step *d = trace_step(a, trace_find(a, "dec.sample", 0, 1));
+    assert_non_null(d);
+    double sum = 0.0;
+    for (int i = 0; i < d->cols; i++) sum += d->data[i];
+    if (fabs(sum - 1.0) > 1e-5) fail_msg("sampling distribution sum expected: 1, got: %.9g", sum);
+    const Step *ch = trace_step(a, trace_find(a, "dec.choice", 0, 1));
+    assert_true(ch->data[2] >= 0.0f && ch->data[2] < 1.0f);
+    assert_true(d->data[(int)ch->data[0]] > 0.0f);
+    // different seeds give different runs somewhere among a few tries
+    bool differ = false;
+    for (uint64_t seed = 1; seed < 20 && !differ; seed++) {
+        o.seed = seed;
+        Trace *c = run(m, tok.ids, tok.n, o);
+        int na, nc;
+        const int *oa = trace_output(a, &na), *oc = trace_output(c, &nc);
+        differ = na != nc || memcmp(oa, oc, (size_t)na * sizeof *oa) != 0;
+        trace_free(c);
+    }
+    assert_true(differ);
+    trace_free(a);
+    trace_free(b);
+    voc_tokens_deinit(&tok);
+    mdl_free(m);
+}
+
+static void test_top_p_keeps_the_nucleus(void **state) {
+    (void)state;
+    Model *m = default_model();
+    Tokens tok;
+    tokenize(m->src, "the cat sits on the mat", &tok);
+    Trace *t = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_SAMPLE, .top_p = 0.5f, .seed = 3, .max_steps = 3});
+    const Step *probs = trace_step(t, trace_find(t, "dec.probs", 0, 1));
+    const Step *d = trace_step(t, trace_find(t, "dec.sample", 0, 1));
+    // the kept tokens are the most likely ones, and the mass just before the last kept one is below 0.5
+    float min_kept = 2.0f, max_dropped = -1.0f;
+    double kept_mass = 0.0;
+    for (int i = 0; i < d->cols; i++) {
+        if (d->data[i] > 0.0f) {
+            min_kept = fminf(min_kept, probs->data[i]);
+            kept_mass += probs->data[i];
+        } else {
+            max_dropped = fmaxf(max_dropped, probs->data[i]);
+        }
+    }
+    assert_true(min_kept >= max_dropped);
+    assert_true(kept_mass >= 0.5 - 1e-6);
+    assert_true(kept_mass - min_kept < 0.5);
+    trace_free(t);
+    voc_tokens_deinit(&tok);
+    mdl_free(m);
+}
+
+static void test_beam_table(void **state) {
+    (void)state;
+    Model *m = default_model();
+    Tokens tok;
+    tokenize(m->src, "i love nlp", &tok);
+    Trace *t = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_BEAM, .beam_width = 3, .max_steps = 5});
+    int steps = 0;
+    for (int i = 0; i < trace_count(t); i++) {
+        const Step *s = trace_step(t, i);
+        if (strcmp(s->name, "dec.beam")) continue;
+        steps++;
+        int kept = 0;
+        for (int r = 0; r < s->rows; r++) {
+            kept += s->data[r * 3 + 2] == 1.0f;
+            if (r && s->data[r * 3 + 1] > s->data[(r - 1) * 3 + 1]) fail_msg("beam rows are not sorted by score at step %d", s->dstep);
+            assert_non_null(s->row_labels[r]);
+        }
+        assert_true(kept <= 3);
+        assert_true(s->rows >= kept);
+        if (s->dstep > 1) assert_int_equal(s->rows, 9);  // 3 hypotheses × their 3 best tokens
+    }
+    assert_true(steps >= 1);
+    trace_free(t);
+    voc_tokens_deinit(&tok);
+    mdl_free(m);
+}
+
+static void test_stage_ids_and_json(void **state) {
+    (void)state;
+    Model *m = default_model();
+    Tokens tok;
+    tokenize(m->src, "i love nlp", &tok);
+    Trace *t = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_GREEDY, .max_steps = 4});
+    char id[128];
+    int i = trace_find(t, "dec.L2.cross_attn.weights", 3, 2);
+    assert_true(i >= 0);
+    const Step *s = trace_step(t, i);
+    assert_string_equal(trace_stage_id(s, id, sizeof id), "dec.L2.cross_attn.weights");
+    assert_int_equal(s->rows, 2);
+    assert_int_equal(s->cols, 3);
+    assert_string_equal(s->sym_rows, "m");
+    assert_string_equal(s->sym_cols, "n");
+    assert_string_equal(s->col_labels[1], "love");
+    assert_string_equal(s->row_labels[0], "<bos>");
+    assert_int_equal(trace_find(t, "enc.L3.self_attn.weights", 1, 0), -1);
+    // steps come in computation order: the encoder before any decoding step
+    assert_true(trace_find(t, "enc.output", 0, 0) < trace_find(t, "dec.tokens", 0, 1));
+    // the JSON parses and holds every step with values of the stated shape
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    assert_int_equal(trace_write_json(t, fp, "i love nlp"), 0);
+    fclose(fp);
+    Error err;
+    Json *j = json_parse(buf, len, true, &err);
+    if (!j) fail_msg("trace JSON: %s", err.msg);
+    const Json *steps = json_get(j, "steps");
+    assert_int_equal((int)steps->count, trace_count(t));
+    for (size_t k = 0; k < steps->count; k++) {
+        const Json *st = json_at(steps, k);
+        const Json *shape = json_get(st, "shape"), *values = json_get(st, "values");
+        assert_int_equal(values->count, (size_t)json_at(shape, 0)->number);
+        assert_int_equal(json_at(values, 0)->count, (size_t)json_at(shape, 1)->number);
+    }
+    const Json *mask = json_at(steps, (size_t)trace_find(t, "dec.look_ahead_mask", 0, 2));
+    assert_true(isinf(json_at(json_at(json_get(mask, "values"), 0), 1)->number));
+    json_free(j);
+    free(buf);
+    trace_free(t);
+    voc_tokens_deinit(&tok);
+    mdl_free(m);
+}
+
+static void test_bad_options(void **state) {
+    (void)state;
+    Model *m = default_model();
+    int ids[64] = {4, 5, 6};
+    Error err;
+    struct { DecodeOptions o; int n; const char *part; } cases[] = {
+        {{.mode = DECODE_GREEDY}, 0, "empty"},
+        {{.mode = DECODE_GREEDY}, 40, "at most 32"},
+        {{.mode = DECODE_GREEDY, .max_steps = 99}, 3, "at most 32"},
+        {{.mode = DECODE_SAMPLE, .temperature = -1}, 3, "temperature"},
+        {{.mode = DECODE_SAMPLE, .top_p = 1.5f}, 3, "top-p"},
+        {{.mode = DECODE_TEACHER}, 3, "target"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        err.msg[0] = '\0';
+        Trace *t = trace_run(m, ids, cases[i].n, &cases[i].o, &err);
+        if (t) fail_msg("case %zu: expected an error", i);
+        if (!strstr(err.msg, cases[i].part)) fail_msg("expected message containing: %s, got: %s", cases[i].part, err.msg);
+    }
+    ids[1] = 9999;
+    assert_null(trace_run(m, ids, 3, &(DecodeOptions){0}, &err));
+    assert_non_null(strstr(err.msg, "outside the vocabulary"));
+    mdl_free(m);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_greedy_matches_pytorch, setup_ref_model, teardown),
+        cmocka_unit_test_setup_teardown(test_teacher_forcing_matches_pytorch, setup_ref_model, teardown),
+        cmocka_unit_test_setup_teardown(test_greedy_matches_pytorch, setup_ref_tied, teardown),
+        cmocka_unit_test_setup_teardown(test_teacher_forcing_matches_pytorch, setup_ref_tied, teardown),
+        cmocka_unit_test(test_attention_rows_sum_to_one),
+        cmocka_unit_test(test_beam_width_one_is_greedy),
+        cmocka_unit_test(test_top_k_one_sampling_is_greedy),
+        cmocka_unit_test(test_sampling_repeats_with_seed),
+        cmocka_unit_test(test_top_p_keeps_the_nucleus),
+        cmocka_unit_test(test_beam_table),
+        cmocka_unit_test(test_stage_ids_and_json),
+        cmocka_unit_test(test_bad_options),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
