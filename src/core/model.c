@@ -102,12 +102,10 @@ int mdl_params(Model *m, Param *ps) {
     return n;
 }
 
-// Carves the parameter block into the Weights pointers, in mdl_params order.
-static void carve(Model *m) {
-    const Config *c = &m->cfg;
-    Weights *w = &m->w;
+// Carves a parameter block into the Weights pointers.
+static void carve(const Config *c, float *block, Weights *w) {
     long E = c->d_model, F = c->d_ff;
-    float *p = m->block;
+    float *p = block;
 #define TAKE(ptr, count) do { ptr = p; p += (count); } while (0)
     TAKE(w->src_embed, c->src_vocab * E);
     TAKE(w->tgt_embed, c->tgt_vocab * E);
@@ -173,11 +171,29 @@ Model *mdl_new(const Config *cfg, Vocab *src, Vocab *tgt, Error *err) {
         err_set(err, "out of memory for %ld parameters", m->n_params);
         goto fail;
     }
-    carve(m);
+    carve(&m->cfg, m->block, &m->w);
     return m;
 fail:
     mdl_free(m);
     return NULL;
+}
+
+int mdl_weights_bind(const Config *c, float *block, Weights *w) {
+    memset(w, 0, sizeof *w);
+    w->enc = calloc((size_t)c->n_enc, sizeof *w->enc);
+    w->dec = calloc((size_t)c->n_dec, sizeof *w->dec);
+    if (!w->enc || !w->dec) {
+        mdl_weights_unbind(w);
+        return -1;
+    }
+    carve(c, block, w);
+    return 0;
+}
+
+void mdl_weights_unbind(Weights *w) {
+    free(w->enc);
+    free(w->dec);
+    memset(w, 0, sizeof *w);
 }
 
 void mdl_free(Model *m) {

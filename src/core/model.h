@@ -89,6 +89,11 @@ long mdl_param_count(const Config *c);
 Model *mdl_new(const Config *cfg, Vocab *src, Vocab *tgt, Error *err);
 void mdl_free(Model *m);
 
+// Points w into block (mdl_param_count floats) with the same layout as a
+// model's parameters: gradients and optimiser moments use it. Returns 0 or -1.
+int mdl_weights_bind(const Config *c, float *block, Weights *w);
+void mdl_weights_unbind(Weights *w);
+
 // Fills params with every tensor of the file, in a fixed order (the tied
 // generator weight is left out). Returns how many; params may be NULL to count.
 int mdl_params(Model *m, Param *params);

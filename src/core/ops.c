@@ -102,3 +102,71 @@ void op_slice_cols(float *out, const float *x, int n, int stride, int col0, int 
 void op_put_cols(float *out, const float *a, int n, int stride, int col0, int w) {
     for (int i = 0; i < n; i++) memcpy(out + (size_t)i * stride + col0, a + (size_t)i * w, (size_t)w * sizeof *out);
 }
+
+void op_linear_backward(float *dx, float *dw, float *db, const float *dy, const float *x, const float *w, int n, int k, int d) {
+    for (int i = 0; i < n; i++) {
+        const float *dyi = dy + (size_t)i * d, *xi = x + (size_t)i * k;
+        float *dxi = dx ? dx + (size_t)i * k : NULL;
+        for (int j = 0; j < d; j++) {
+            float g = dyi[j];
+            if (g == 0.0f) continue;
+            if (dxi) {
+                const float *wj = w + (size_t)j * k;
+                for (int p = 0; p < k; p++) dxi[p] += g * wj[p];
+            }
+            if (dw) {
+                float *dwj = dw + (size_t)j * k;
+                for (int p = 0; p < k; p++) dwj[p] += g * xi[p];
+            }
+            if (db) db[j] += g;
+        }
+    }
+}
+
+void op_layernorm_cached(float *out, float *xhat, float *rstd, const float *x, const float *gamma, const float *beta, int rows,
+                         int cols, float eps) {
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * cols;
+        double mean = 0.0, var = 0.0;
+        for (int c = 0; c < cols; c++) mean += xr[c];
+        mean /= cols;
+        for (int c = 0; c < cols; c++) var += (xr[c] - mean) * (xr[c] - mean);
+        var /= cols;
+        float rs = (float)(1.0 / sqrt(var + eps));
+        rstd[r] = rs;
+        float *hr = xhat + (size_t)r * cols, *yr = out + (size_t)r * cols;
+        for (int c = 0; c < cols; c++) {
+            hr[c] = (float)(xr[c] - mean) * rs;
+            yr[c] = hr[c] * gamma[c] + beta[c];
+        }
+    }
+}
+
+void op_layernorm_backward(float *dx, float *dgamma, float *dbeta, const float *dy, const float *xhat, const float *rstd,
+                           const float *gamma, int rows, int cols) {
+    for (int r = 0; r < rows; r++) {
+        const float *dyr = dy + (size_t)r * cols, *hr = xhat + (size_t)r * cols;
+        float *dxr = dx + (size_t)r * cols;
+        double mean_d = 0.0, mean_dh = 0.0;
+        for (int c = 0; c < cols; c++) {
+            float dh = dyr[c] * gamma[c];
+            mean_d += dh;
+            mean_dh += dh * hr[c];
+            dgamma[c] += dyr[c] * hr[c];
+            dbeta[c] += dyr[c];
+        }
+        mean_d /= cols;
+        mean_dh /= cols;
+        for (int c = 0; c < cols; c++) dxr[c] = rstd[r] * (dyr[c] * gamma[c] - (float)mean_d - hr[c] * (float)mean_dh);
+    }
+}
+
+void op_softmax_backward(float *dx, const float *dy, const float *y, int rows, int cols) {
+    for (int r = 0; r < rows; r++) {
+        const float *dyr = dy + (size_t)r * cols, *yr = y + (size_t)r * cols;
+        double dot = 0.0;
+        for (int c = 0; c < cols; c++) dot += dyr[c] * yr[c];
+        float *dxr = dx + (size_t)r * cols;
+        for (int c = 0; c < cols; c++) dxr[c] = yr[c] * (dyr[c] - (float)dot);
+    }
+}

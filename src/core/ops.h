@@ -26,4 +26,19 @@ void op_slice_cols(float *out, const float *x, int n, int stride, int col0, int 
 // Writes a (n, w) into columns [col0, col0 + w) of out (n, stride).
 void op_put_cols(float *out, const float *a, int n, int stride, int col0, int w);
 
+
+// ---- for training ----
+// Backward of op_linear: dx (n, k) += dy·w, dw (d, k) += dyᵀ·x, db (d) += Σ_rows dy.
+// dx, dw and db may each be NULL.
+void op_linear_backward(float *dx, float *dw, float *db, const float *dy, const float *x, const float *w, int n, int k, int d);
+// LayerNorm that also keeps x̂ = (x − μ)/σ (rows × cols) and 1/σ (rows) for the backward pass.
+void op_layernorm_cached(float *out, float *xhat, float *rstd, const float *x, const float *gamma, const float *beta, int rows,
+                         int cols, float eps);
+// Backward of LayerNorm: dx = (1/σ)·(dx̂ − mean(dx̂) − x̂·mean(dx̂·x̂)) with dx̂ = dy·γ, written
+// (not added) to dx; dgamma and dbeta are accumulated.
+void op_layernorm_backward(float *dx, float *dgamma, float *dbeta, const float *dy, const float *xhat, const float *rstd,
+                           const float *gamma, int rows, int cols);
+// Backward of a row softmax y: dx = y·(dy − Σ dy·y), written to dx (may alias dy).
+void op_softmax_backward(float *dx, const float *dy, const float *y, int rows, int cols);
+
 #endif
