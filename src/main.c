@@ -201,20 +201,24 @@ static int tokenize(const Vocab *v, const char *what, const char *text, int max_
         fprintf(stderr, "transformer-tracer: %s: %s\n", what, err.msg);
         return 1;
     }
-    if (tok->n_unknown) {
-        fprintf(stderr, "transformer-tracer: %s: %d word%s not in the vocabulary, read as <unk>:", what, tok->n_unknown,
-                tok->n_unknown > 1 ? "s" : "");
+    // each refusal is one line, so check the length before warning about words
+    if (tok->n > max_len) {
+        fprintf(stderr, "transformer-tracer: %s has %d tokens; this model takes at most %d\n", what, tok->n, max_len);
+        voc_tokens_deinit(tok);
+        return 1;
+    }
+    bool all_unknown = tok->n_unknown == tok->n;
+    if (tok->n_unknown || all_unknown) {
+        if (all_unknown)
+            fprintf(stderr, "transformer-tracer: %s: no word is in the model's vocabulary, nothing to translate:", what);
+        else
+            fprintf(stderr, "transformer-tracer: %s: %d word%s not in the vocabulary, read as <unk>:", what,
+                    tok->n_unknown, tok->n_unknown > 1 ? "s" : "");
         for (int i = 0; i < tok->n; i++)
             if (tok->ids[i] == voc_unk(v)) fprintf(stderr, " \"%s\"", tok->pieces[i]);
         fputc('\n', stderr);
     }
-    if (tok->n_unknown == tok->n) {
-        fprintf(stderr, "transformer-tracer: %s: no word is in the model's vocabulary; nothing to translate\n", what);
-        voc_tokens_deinit(tok);
-        return 1;
-    }
-    if (tok->n > max_len) {
-        fprintf(stderr, "transformer-tracer: %s has %d tokens; this model takes at most %d\n", what, tok->n, max_len);
+    if (all_unknown) {
         voc_tokens_deinit(tok);
         return 1;
     }
@@ -248,7 +252,8 @@ static int cmd_run(const Args *a, bool write_trace) {
         const int *ids = trace_output(t, &n);
         for (int i = 0; i < n; i++) printf("%s%s", i ? " " : "", voc_token(m->tgt, ids[i]));
         putchar('\n');
-        rc = fflush(stdout) ? 1 : 0;
+        rc = fflush(stdout) || ferror(stdout) ? 1 : 0;
+        if (rc) fprintf(stderr, "transformer-tracer: writing the output to standard output failed\n");
     } else if (a->out) {
         AtomicFile af;
         if (fio_atomic_open(&af, a->out, &err)) {
@@ -266,7 +271,7 @@ static int cmd_run(const Args *a, bool write_trace) {
         }
         rc = 0;
     } else {
-        rc = trace_write_json(t, stdout, a->src) || fflush(stdout) ? 1 : 0;
+        rc = trace_write_json(t, stdout, a->src) || fflush(stdout) || ferror(stdout) ? 1 : 0;
         if (rc) fprintf(stderr, "transformer-tracer: writing the trace to standard output failed\n");
     }
 done:

@@ -676,8 +676,8 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
         }
     Size s = plan(m, (size_t)n, &o);
     size_t T = (size_t)o.max_steps;
-    // one allocation: steps, floats, label pointers, ints, chars
-    size_t bytes = s.steps * sizeof(Step) + s.floats * sizeof(float) + s.labels * sizeof(char *) +
+    // one allocation: steps, label pointers, floats, ints, chars (in order of alignment)
+    size_t bytes = s.steps * sizeof(Step) + s.labels * sizeof(char *) + s.floats * sizeof(float) +
                    ((size_t)n + T + 1) * sizeof(int) + s.chars;
     Trace *tr = calloc(1, sizeof *tr);
     char *block = malloc(bytes);
@@ -701,11 +701,11 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
     tr->bytes = bytes;
     tr->steps = (Step *)block;
     tr->cap_steps = (int)s.steps;
-    tr->floats = (float *)(tr->steps + s.steps);
-    tr->cap_floats = s.floats;
-    tr->labels = (const char **)(tr->floats + s.floats);
+    tr->labels = (const char **)(tr->steps + s.steps);
     tr->cap_labels = s.labels;
-    tr->src_ids = (int *)(tr->labels + s.labels);
+    tr->floats = (float *)(tr->labels + s.labels);
+    tr->cap_floats = s.floats;
+    tr->src_ids = (int *)(tr->floats + s.floats);
     tr->out_ids = tr->src_ids + n;
     tr->chars = (char *)(tr->out_ids + T + 1);
     tr->cap_chars = s.chars;

@@ -1,0 +1,664 @@
+#!/usr/bin/env python3
+"""The command line against its contract: exit 0 on success, 2 on a usage
+error, 1 on a runtime error; every error is one line on stderr that says what
+and where.
+
+Usage: test_cli.py TRACER SOURCE_DIR [unittest options]
+
+Python 3 standard library only. Broken model files are made at test time,
+in a temporary folder, from the shipped model.
+"""
+import json
+import math
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+import unittest
+
+TRACER = None
+SOURCE_DIR = None
+DEFAULT_MODEL = None
+REF_MODEL = None
+ENV = None
+
+SENTENCE = "i love natural language processing"
+CRASH_SIGNS = ("Segmentation", "Aborted", "core dumped", "Sanitizer", "runtime error:", "Assertion")
+
+
+def run(*args, env=None, stdout=subprocess.PIPE):
+    """Runs the tracer; args may be str or bytes."""
+    return subprocess.run([TRACER, *args], stdout=stdout, stderr=subprocess.PIPE,
+                          env=env or ENV, timeout=120)
+
+
+def text(b):
+    return b.decode("utf-8", errors="replace")
+
+
+class CliCase(unittest.TestCase):
+    def assert_no_crash(self, r):
+        err = text(r.stderr)
+        self.assertGreaterEqual(r.returncode, 0, f"killed by signal {-r.returncode}; stderr: {err!r}")
+        for sign in CRASH_SIGNS:
+            self.assertNotIn(sign, err, f"crash sign {sign!r} on stderr: {err!r}")
+
+    def assert_ok(self, r):
+        self.assert_no_crash(r)
+        self.assertEqual(r.returncode, 0, f"expected: exit 0, got: exit {r.returncode}; stderr: {text(r.stderr)!r}")
+
+    def assert_error(self, r, code, words=(), names=()):
+        """Exit code, exactly one line on stderr, nothing on stdout; the line
+        holds every string in names and at least one of words (any case)."""
+        self.assert_no_crash(r)
+        err = text(r.stderr)
+        self.assertEqual(r.returncode, code, f"expected: exit {code}, got: exit {r.returncode}; stderr: {err!r}")
+        self.assertEqual(err.count("\n"), 1, f"expected: one line on stderr, got: {err!r}")
+        self.assertTrue(err.endswith("\n"), f"expected: stderr ends with a newline, got: {err!r}")
+        self.assertEqual(r.stdout, b"", f"expected: nothing on stdout, got: {text(r.stdout)[:200]!r}")
+        for name in names:
+            self.assertIn(name, err, f"expected: {name!r} in the message, got: {err!r}")
+        if words:
+            low = err.lower()
+            self.assertTrue(any(w.lower() in low for w in words),
+                            f"expected: one of {list(words)} in the message, got: {err!r}")
+        return err
+
+    def translate(self, *args):
+        r = run("translate", "--src", SENTENCE, *args)
+        self.assert_ok(r)
+        return text(r.stdout)
+
+
+class TestUsage(CliCase):
+    def test_help(self):
+        r = run("--help")
+        self.assert_ok(r)
+        out = text(r.stdout)
+        self.assertIn("translate", out)
+        self.assertIn("trace", out)
+
+    def test_help_after_command(self):
+        r = run("translate", "--help")
+        self.assert_ok(r)
+        self.assertIn("translate", text(r.stdout))
+
+    def test_version(self):
+        r = run("--version")
+        self.assert_ok(r)
+        self.assertEqual(text(r.stdout), "transformer-tracer 0.1.0\n")
+
+    def test_bare_run(self):
+        r = run()
+        self.assert_no_crash(r)
+        self.assertEqual(r.returncode, 2, f"expected: exit 2, got: exit {r.returncode}")
+        self.assertEqual(r.stdout, b"")
+
+    def test_unknown_command(self):
+        self.assert_error(run("frobnicate"), 2, names=("frobnicate",))
+
+    def test_unknown_option(self):
+        self.assert_error(run("translate", "--src", SENTENCE, "--frobnicate", "1"), 2, names=("--frobnicate",))
+
+    def test_option_without_value(self):
+        self.assert_error(run("translate", "--src"), 2, names=("--src",))
+
+    def test_missing_src(self):
+        self.assert_error(run("translate"), 2, names=("--src",))
+
+    def test_target_with_translate(self):
+        self.assert_error(run("translate", "--src", SENTENCE, "--target", "我"), 2, names=("--target",))
+
+    def test_bad_decode_mode(self):
+        self.assert_error(run("translate", "--src", SENTENCE, "--decode", "magic"), 2, names=("--decode", "magic"))
+
+    def test_bad_numbers(self):
+        cases = [("--beam", "0"), ("--beam", "-3"), ("--top-p", "2"), ("--top-p", "0"), ("--temperature", "0"),
+                 ("--temperature", "-1"), ("--temperature", "nan"), ("--seed", "x"), ("--seed", "-1"),
+                 ("--max-steps", "0"), ("--max-steps", "3.5"), ("--top-k", "-1"), ("--top-k", "many")]
+        for opt, val in cases:
+            with self.subTest(option=opt, value=val):
+                self.assert_error(run("translate", "--src", SENTENCE, opt, val), 2, names=(opt,))
+
+    def test_equals_form(self):
+        r = run("translate", "--src=" + SENTENCE, "--max-steps=3")
+        self.assert_ok(r)
+        self.assertEqual(r.stdout, run("translate", "--src", SENTENCE, "--max-steps", "3").stdout)
+
+
+class TestTranslate(CliCase):
+    def test_one_line_of_tokens(self):
+        out = self.translate()
+        self.assertTrue(out.endswith("\n"), f"expected: a newline at the end, got: {out!r}")
+        line = out[:-1]
+        self.assertNotIn("\n", line, f"expected: one line, got: {out!r}")
+        self.assertTrue(line, "expected: some tokens, got: an empty line")
+        self.assertEqual(line, line.strip(), f"expected: no leading or trailing space, got: {line!r}")
+        self.assertNotIn("  ", line, f"expected: single spaces between tokens, got: {line!r}")
+        self.assertNotIn("\t", line)
+
+    def test_repeatable(self):
+        self.assertEqual(self.translate(), self.translate())
+
+    def test_beam_1_is_greedy(self):
+        self.assertEqual(self.translate("--decode", "beam", "--beam", "1"), self.translate())
+
+    def test_sample_top_k_1_is_greedy(self):
+        self.assertEqual(self.translate("--decode", "sample", "--top-k", "1", "--seed", "7"), self.translate())
+
+    def test_sample_same_seed(self):
+        a = self.translate("--decode", "sample", "--seed", "42", "--temperature", "1.5")
+        b = self.translate("--decode", "sample", "--seed", "42", "--temperature", "1.5")
+        self.assertEqual(a, b)
+
+    def test_explicit_default_model(self):
+        self.assertEqual(self.translate("--model", DEFAULT_MODEL), self.translate())
+
+    def test_max_steps(self):
+        out = self.translate("--max-steps", "3")
+        self.assertLessEqual(len(out.split()), 3, f"expected: at most 3 tokens, got: {out!r}")
+
+    def test_max_steps_over_the_model_limit(self):
+        self.assert_error(run("translate", "--src", SENTENCE, "--max-steps", "100"), 1, names=("100", "32"))
+
+    def test_reference_model(self):
+        r = run("translate", "--model", REF_MODEL, "--src", SENTENCE, "--max-steps", "3")
+        self.assert_ok(r)
+        out = text(r.stdout)
+        self.assertEqual(out.count("\n"), 1)
+        self.assertTrue(1 <= len(out.split()) <= 3, f"expected: 1 to 3 tokens, got: {out!r}")
+
+    def test_without_data_env(self):
+        # the shipped model is found beside the binary or in the source tree
+        env = dict(ENV)
+        env.pop("TRANSFORMER_TRACER_DATA", None)
+        r = run("translate", "--src", SENTENCE, env=env)
+        self.assert_ok(r)
+        self.assertEqual(text(r.stdout).count("\n"), 1)
+
+    @unittest.skipUnless(os.path.exists("/dev/full"), "needs /dev/full")
+    def test_stdout_full(self):
+        for cmd in ("translate", "trace"):
+            with self.subTest(command=cmd), open("/dev/full", "wb") as full:
+                r = run(cmd, "--src", SENTENCE, "--max-steps", "2", stdout=full)
+                self.assert_no_crash(r)
+                err = text(r.stderr)
+                self.assertEqual(r.returncode, 1, f"expected: exit 1, got: exit {r.returncode}; stderr: {err!r}")
+                self.assertEqual(err.count("\n"), 1, f"expected: one line on stderr, got: {err!r}")
+                self.assertIn("output", err)
+
+
+def load_trace(test, *args):
+    r = run("trace", "--src", SENTENCE, *args)
+    test.assert_ok(r)
+    return json.loads(r.stdout.decode("utf-8"))
+
+
+def steps_of(trace, stage):
+    return [s for s in trace["steps"] if s["stage"] == stage]
+
+
+class TestTrace(CliCase):
+    @classmethod
+    def setUpClass(cls):
+        r = run("trace", "--src", SENTENCE)
+        cls.trace_run = r
+        cls.trace = json.loads(r.stdout.decode("utf-8")) if r.returncode == 0 else None
+
+    def setUp(self):
+        self.assert_ok(self.trace_run)
+
+    def test_format(self):
+        self.assertEqual(self.trace["format"], "transformer-tracer-trace/1")
+        self.assertEqual(self.trace["source"]["text"], SENTENCE)
+        self.assertEqual(self.trace["source"]["source_tokens"], SENTENCE.split())
+
+    def test_step_fields(self):
+        fields = ("stage", "layer", "head", "step", "shape", "symbolic_shape", "row_labels", "col_labels",
+                  "formula", "values")
+        for i, s in enumerate(self.trace["steps"]):
+            missing = [f for f in fields if f not in s]
+            self.assertFalse(missing, f"step {i} ({s.get('stage')}): missing {missing}")
+            rows, cols = s["shape"]
+            where = f"step {i} ({s['stage']}, head {s['head']}, step {s['step']})"
+            self.assertIsInstance(s["stage"], str)
+            self.assertIsInstance(s["formula"], str)
+            for f in ("layer", "head", "step"):
+                self.assertIsInstance(s[f], int, f"{where}: {f}")
+            self.assertEqual(len(s["symbolic_shape"]), 2, where)
+            self.assertEqual(len(s["values"]), rows, f"{where}: expected: {rows} rows, got: {len(s['values'])}")
+            for row in s["values"]:
+                self.assertEqual(len(row), cols, f"{where}: expected: {cols} columns, got: {len(row)}")
+                for v in row:
+                    self.assertIsInstance(v, (int, float), where)
+            if s["row_labels"] is not None:
+                self.assertEqual(len(s["row_labels"]), rows, f"{where}: row_labels")
+            if s["col_labels"] is not None:
+                self.assertEqual(len(s["col_labels"]), cols, f"{where}: col_labels")
+
+    def test_stages_present(self):
+        stages = {s["stage"] for s in self.trace["steps"]}
+        for stage in ("src.tokens", "enc.L1.self_attn.weights", "dec.look_ahead_mask",
+                      "dec.L1.self_attn.masked_scores", "dec.L1.cross_attn.weights", "dec.probs", "dec.top_k",
+                      "dec.choice", "out.tokens"):
+            self.assertIn(stage, stages)
+
+    def test_masked_scores(self):
+        masked = steps_of(self.trace, "dec.L1.self_attn.masked_scores")
+        self.assertTrue(any(s["shape"][0] > 1 for s in masked), "expected: a step with m > 1")
+        for s in masked:
+            for i, row in enumerate(s["values"]):
+                for j, v in enumerate(row):
+                    where = f"head {s['head']} step {s['step']} [{i}][{j}]"
+                    if j > i:
+                        self.assertEqual(v, float("-inf"), f"{where}: expected: -inf above the diagonal, got: {v}")
+                    else:
+                        self.assertTrue(math.isfinite(v), f"{where}: expected: a finite score, got: {v}")
+
+    def test_look_ahead_mask_and_weights(self):
+        for s in steps_of(self.trace, "dec.look_ahead_mask"):
+            for i, row in enumerate(s["values"]):
+                self.assertEqual(row, [0.0 if j <= i else float("-inf") for j in range(len(row))])
+        for s in steps_of(self.trace, "dec.L1.self_attn.weights"):
+            for i, row in enumerate(s["values"]):
+                self.assertTrue(all(v == 0 for v in row[i + 1:]), f"step {s['step']} row {i}: {row}")
+                self.assertAlmostEqual(sum(row), 1.0, places=4)
+
+    def test_cross_attention_shape(self):
+        n = len(SENTENCE.split())
+        for s in steps_of(self.trace, "dec.L1.cross_attn.weights"):
+            self.assertEqual(s["shape"], [s["step"], n])
+            self.assertEqual(s["col_labels"], SENTENCE.split())
+
+    def test_output_equals_translate(self):
+        printed = self.translate().split()
+        self.assertEqual(self.trace["output"]["output_tokens"], printed)
+        out = steps_of(self.trace, "out.tokens")
+        self.assertEqual(len(out), 1)
+        self.assertEqual(out[0]["col_labels"], printed)
+        self.assertEqual([c["row_labels"][0] for c in steps_of(self.trace, "dec.choice")][:len(printed)], printed)
+
+    def test_beam(self):
+        t = load_trace(self, "--decode", "beam", "--beam", "3", "--max-steps", "4")
+        self.assertEqual(t["decode"]["mode"], "beam")
+        self.assertTrue(steps_of(t, "dec.beam"), "expected: dec.beam steps")
+        self.assertEqual(t["output"]["output_tokens"],
+                         self.translate("--decode", "beam", "--beam", "3", "--max-steps", "4").split())
+
+    def test_sample(self):
+        args = ("--decode", "sample", "--seed", "3", "--top-p", "0.9", "--max-steps", "4")
+        t = load_trace(self, *args)
+        self.assertTrue(steps_of(t, "dec.sample"), "expected: dec.sample steps")
+        self.assertEqual(t["output"]["output_tokens"], self.translate(*args).split())
+
+    def test_teacher_forcing(self):
+        t = load_trace(self, "--target", "我 愛 自然 語言 處理")
+        loss = steps_of(t, "dec.loss")
+        self.assertEqual(len(loss), 1)
+        self.assertEqual(loss[0]["shape"], [6, 1])
+        mean = t["output"]["mean_loss"]
+        self.assertTrue(math.isfinite(mean) and mean > 0, f"mean_loss: {mean}")
+        self.assertAlmostEqual(mean, sum(r[0] for r in loss[0]["values"]) / 6, places=4)
+
+
+class TestTraceOut(CliCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_writes_file(self):
+        path = os.path.join(self.dir, "trace.json")
+        with open(path, "w") as f:
+            f.write("old")
+        r = run("trace", "--src", SENTENCE, "--max-steps", "2", "--out", path)
+        self.assert_ok(r)
+        self.assertEqual(r.stdout, b"")
+        with open(path, encoding="utf-8") as f:
+            t = json.load(f)
+        self.assertEqual(t["format"], "transformer-tracer-trace/1")
+        self.assertEqual(os.listdir(self.dir), ["trace.json"], "expected: no temporary file left")
+
+    def test_missing_folder(self):
+        path = os.path.join(self.dir, "no-such-folder", "trace.json")
+        self.assert_error(run("trace", "--src", SENTENCE, "--out", path), 1, names=(path,))
+        self.assertEqual(os.listdir(self.dir), [])
+
+    def test_out_is_a_folder(self):
+        path = os.path.join(self.dir, "sub")
+        os.mkdir(path)
+        self.assert_error(run("trace", "--src", SENTENCE, "--max-steps", "1", "--out", path), 1, names=(path,))
+        self.assertTrue(os.path.isdir(path))
+        self.assertEqual(os.listdir(self.dir), ["sub"], "expected: no temporary file left")
+
+    def test_failure_leaves_file_untouched(self):
+        path = os.path.join(self.dir, "trace.json")
+        with open(path, "wb") as f:
+            f.write(b"precious")
+        before = os.stat(path)
+        for args in (("--model", os.path.join(self.dir, "missing.safetensors")), ("--max-steps", "999")):
+            with self.subTest(args=args):
+                self.assert_error(run("trace", "--src", SENTENCE, "--out", path, *args), 1)
+                with open(path, "rb") as f:
+                    self.assertEqual(f.read(), b"precious")
+                self.assertEqual(os.stat(path).st_mtime_ns, before.st_mtime_ns)
+                self.assertEqual(os.listdir(self.dir), ["trace.json"])
+
+    def test_failure_creates_nothing(self):
+        path = os.path.join(self.dir, "trace.json")
+        self.assert_error(run("trace", "--src", "", "--out", path), 1)
+        self.assertFalse(os.path.exists(path))
+
+
+class TestSentences(CliCase):
+    def test_empty(self):
+        self.assert_error(run("translate", "--src", ""), 1, words=("empty",))
+
+    def test_only_spaces(self):
+        self.assert_error(run("translate", "--src", "   "), 1, words=("empty",))
+
+    def test_invalid_utf8(self):
+        self.assert_error(run("translate", "--src", b"\xff\xfe"), 1, words=("UTF-8",))
+        self.assert_error(run("translate", "--src", b"i love \xc3"), 1, words=("UTF-8",))
+
+    def test_too_long(self):
+        err = self.assert_error(run("translate", "--src", " ".join(["i", "love", "the", "cat"] * 10)), 1)
+        self.assertIn("32", err)
+        self.assertIn("40", err)
+
+    def test_too_long_with_an_unknown_word(self):
+        err = self.assert_error(run("translate", "--src", " ".join(["i", "love", "zebras", "cat"] * 10)), 1)
+        self.assertIn("32", err)
+
+    def test_longest_accepted(self):
+        r = run("translate", "--src", " ".join(["i", "love", "the", "cat"] * 8), "--max-steps", "2")
+        self.assert_ok(r)
+
+    def test_only_unknown_words(self):
+        self.assert_error(run("translate", "--src", "zebra giraffe"), 1, words=("vocabulary",))
+
+    def test_some_unknown_words(self):
+        r = run("translate", "--src", "i love zebras")
+        self.assert_ok(r)
+        err = text(r.stderr)
+        self.assertIn("zebras", err)
+        self.assertEqual(err.count("\n"), 1, f"expected: one warning line, got: {err!r}")
+        self.assertEqual(text(r.stdout).count("\n"), 1)
+
+    def test_unknown_target_words(self):
+        r = run("trace", "--src", SENTENCE, "--target", "我 愛 斑馬", "--max-steps", "2")
+        self.assert_ok(r)
+        self.assertIn("斑馬", text(r.stderr))
+
+    def test_target_too_long(self):
+        err = self.assert_error(run("trace", "--src", SENTENCE, "--target", " ".join(["我"] * 40)), 1)
+        self.assertIn("31", err)
+
+
+# --- broken model files ---------------------------------------------------
+
+def read_model(path):
+    """Returns (header dict, data bytes) of a safetensors file."""
+    with open(path, "rb") as f:
+        raw = f.read()
+    (n,) = struct.unpack("<Q", raw[:8])
+    return json.loads(raw[8:8 + n].decode("utf-8")), raw[8 + n:]
+
+
+def pack(header_text, data, length=None):
+    """header_text: str or bytes; pads it so 8 + N is a multiple of 8."""
+    head = header_text.encode("utf-8") if isinstance(header_text, str) else header_text
+    head += b" " * (-(8 + len(head)) % 8)
+    return struct.pack("<Q", len(head) if length is None else length) + head + data
+
+
+def dumps(header):
+    return json.dumps(header, ensure_ascii=False)
+
+
+def tensor_list(header, data):
+    """[(name, entry, bytes)] in data order."""
+    items = [(k, v) for k, v in header.items() if k != "__metadata__"]
+    items.sort(key=lambda kv: kv[1]["data_offsets"][0])
+    return [(k, dict(v), data[v["data_offsets"][0]:v["data_offsets"][1]]) for k, v in items]
+
+
+def repack(meta, tensors):
+    """Lays tensors out back to back again; returns the file bytes."""
+    header, blobs, off = {"__metadata__": meta}, [], 0
+    for name, entry, blob in tensors:
+        entry = dict(entry, data_offsets=[off, off + len(blob)])
+        header[name] = entry
+        blobs.append(blob)
+        off += len(blob)
+    return pack(dumps(header), b"".join(blobs))
+
+
+class TestBadModels(CliCase):
+    @classmethod
+    def setUpClass(cls):
+        with open(DEFAULT_MODEL, "rb") as f:
+            cls.raw = f.read()
+        cls.header, cls.data = read_model(DEFAULT_MODEL)
+        cls.meta = cls.header["__metadata__"]
+        cls.n = struct.unpack("<Q", cls.raw[:8])[0]
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def tensors(self):
+        return tensor_list(self.header, self.data)
+
+    def check(self, name, content, words):
+        """Writes content to a file and expects one clear error line naming it."""
+        path = os.path.join(self.tmp.name, name + ".safetensors")
+        with open(path, "wb") as f:
+            f.write(content)
+        for cmd in ("translate", "trace"):
+            r = run(cmd, "--model", path, "--src", SENTENCE)
+            self.assert_error(r, 1, words=words, names=(path,))
+
+    def test_sanity_repack(self):
+        # the helpers rebuild a model the tracer accepts
+        path = os.path.join(self.tmp.name, "good.safetensors")
+        with open(path, "wb") as f:
+            f.write(repack(self.meta, self.tensors()))
+        self.assertEqual(self.translate("--model", path), self.translate())
+
+    def test_truncated(self):
+        size = len(self.raw)
+        cuts = {"in the length": 3, "in the header": 8 + self.n // 2, "at the data": 8 + self.n,
+                "in the data": 8 + self.n + 1000, "in the last tensor": size - 4}
+        for where, cut in cuts.items():
+            with self.subTest(where=where):
+                self.check("truncated", self.raw[:cut], ("short", "past the end", "truncated"))
+
+    def test_empty_file(self):
+        self.check("empty", b"", ("short", "empty", "0 bytes"))
+
+    def test_header_length_past_end(self):
+        self.check("past-end", struct.pack("<Q", len(self.raw)) + self.raw[8:], ("past the end",))
+
+    def test_header_length_max(self):
+        self.check("huge-length", struct.pack("<Q", 2**64 - 1) + self.raw[8:], ("past the end", "limit", "length"))
+
+    def test_invalid_json(self):
+        bad = self.raw[8:8 + self.n].replace(b'"__metadata__"', b"__metadata__", 1)
+        self.check("bad-json", pack(bad, self.data), ("JSON",))
+
+    def test_header_not_an_object(self):
+        self.check("not-object", pack("[1, 2, 3]", self.data), ("object",))
+
+    def test_tensor_missing(self):
+        tensors = [t for t in self.tensors() if t[0] != "decoder.layers.1.norm3.bias"]
+        self.check("missing", repack(self.meta, tensors), ("missing",))
+
+    def test_tensor_duplicated(self):
+        name = "src_embed.weight"
+        text_ = dumps(self.header)
+        dup = json.dumps({name: self.header[name]})[1:-1]
+        self.check("duplicated", pack("{" + dup + ", " + text_[1:], self.data), ("twice", "duplicate"))
+
+    def test_wrong_shape(self):
+        header = json.loads(dumps(self.header))
+        rows, cols = header["src_embed.weight"]["shape"]
+        header["src_embed.weight"]["shape"] = [cols, rows]
+        self.check("shape", pack(dumps(header), self.data), ("shape",))
+
+    def test_wrong_shape_repacked(self):
+        tensors = self.tensors()
+        for i, (name, entry, blob) in enumerate(tensors):
+            if name == "encoder.layers.0.linear1.weight":
+                rows, cols = entry["shape"]
+                tensors[i] = (name, dict(entry, shape=[rows // 2, cols]), blob[:len(blob) // 2])
+        self.check("shape2", repack(self.meta, tensors), ("shape",))
+
+    def test_wrong_dtype(self):
+        for dtype in ("F16", "I32"):
+            with self.subTest(dtype=dtype):
+                tensors = self.tensors()
+                for i, (name, entry, blob) in enumerate(tensors):
+                    if name == "tgt_embed.weight":
+                        blob = blob[:len(blob) // 2] if dtype == "F16" else blob
+                        tensors[i] = (name, dict(entry, dtype=dtype), blob)
+                self.check("dtype", repack(self.meta, tensors), ("dtype",))
+
+    def test_unknown_dtype(self):
+        header = json.loads(dumps(self.header))
+        header["tgt_embed.weight"]["dtype"] = "Q7"
+        self.check("dtype-q7", pack(dumps(header), self.data), ("dtype",))
+
+    def test_overlapping_offsets(self):
+        header = json.loads(dumps(self.header))
+        second = tensor_list(self.header, self.data)[1][0]
+        b, e = header[second]["data_offsets"]
+        header[second]["data_offsets"] = [b - 4, e - 4]
+        self.check("overlap", pack(dumps(header), self.data), ("overlap",))
+
+    def test_offsets_out_of_range(self):
+        header = json.loads(dumps(self.header))
+        last = tensor_list(self.header, self.data)[-1][0]
+        b, e = header[last]["data_offsets"]
+        header[last]["data_offsets"] = [b + 1000000, e + 1000000]
+        self.check("range", pack(dumps(header), self.data), ("past the end", "offsets"))
+
+    def test_offsets_huge(self):
+        header = json.loads(dumps(self.header))
+        header["src_embed.weight"]["data_offsets"] = [2**64 - 8, 2**64 - 4]
+        self.check("huge-offsets", pack(dumps(header), self.data), ("offsets",))
+
+    def test_offsets_reversed(self):
+        header = json.loads(dumps(self.header))
+        b, e = header["src_embed.weight"]["data_offsets"]
+        header["src_embed.weight"]["data_offsets"] = [e, b]
+        self.check("reversed", pack(dumps(header), self.data), ("offsets",))
+
+    def test_trailing_bytes(self):
+        self.check("trailing", self.raw + b"\0" * 8, ("belong to no tensor", "unused", "left over"))
+
+    def poke(self, tensor, value):
+        b = self.header[tensor]["data_offsets"][0] + 4 * 5
+        data = self.data[:b] + struct.pack("<f", value) + self.data[b + 4:]
+        return pack(dumps(self.header), data)
+
+    def test_nan_weight(self):
+        self.check("nan", self.poke("decoder.layers.1.linear1.weight", float("nan")), ("NaN",))
+
+    def test_inf_weight(self):
+        self.check("inf", self.poke("encoder.layers.0.self_attn.in_proj_bias", float("inf")), ("Inf",))
+        self.check("neg-inf", self.poke("generator.bias", float("-inf")), ("Inf",))
+
+    def with_meta(self, **changes):
+        meta = dict(self.meta)
+        for k, v in changes.items():
+            if v is None:
+                meta.pop(k)
+            else:
+                meta[k] = v
+        header = dict(self.header, __metadata__=meta)
+        return pack(dumps(header), self.data)
+
+    def test_nhead_not_dividing(self):
+        self.check("nhead", self.with_meta(nhead="3"), ("divisible",))
+
+    def test_nhead_zero(self):
+        self.check("nhead0", self.with_meta(nhead="0"), ("nhead",))
+
+    def test_src_vocab_missing(self):
+        self.check("no-vocab", self.with_meta(src_vocab=None), ("src_vocab",))
+
+    def test_tgt_vocab_not_json(self):
+        self.check("bad-vocab", self.with_meta(tgt_vocab='["<pad>", '), ("tgt_vocab",))
+
+    def test_vocab_size_mismatch(self):
+        vocab = json.loads(self.meta["src_vocab"])
+        self.check("vocab-size", self.with_meta(src_vocab=json.dumps(vocab[:-1])), ("vocab", "shape"))
+
+    def test_d_model_not_a_number(self):
+        self.check("d-model", self.with_meta(d_model="sixty-four"), ("d_model",))
+
+    def test_metadata_not_strings(self):
+        header = dict(self.header, __metadata__=dict(self.meta, d_model=64))
+        self.check("meta-int", pack(dumps(header), self.data), ("__metadata__", "string"))
+
+    def test_directory(self):
+        path = self.tmp.name
+        self.assert_error(run("translate", "--model", path, "--src", SENTENCE), 1,
+                          words=("directory",), names=(path,))
+
+    def test_missing_file(self):
+        path = os.path.join(self.tmp.name, "nope.safetensors")
+        self.assert_error(run("translate", "--model", path, "--src", SENTENCE), 1,
+                          words=("no such file", "cannot open", "missing"), names=(path,))
+
+
+class TestCoreHasNoSDL(unittest.TestCase):
+    def test_no_sdl_in_core(self):
+        # C files may not include or name SDL; build files may not depend on it
+        # (a comment there saying "never SDL" is fine)
+        core = os.path.join(SOURCE_DIR, "src", "core")
+        self.assertTrue(os.path.isdir(core), core)
+        found = []
+        for root, _, files in os.walk(core):
+            for name in files:
+                path = os.path.join(root, name)
+                with open(path, "rb") as f:
+                    content = f.read()
+                if name == "meson.build":
+                    code = b"\n".join(line.split(b"#")[0] for line in content.splitlines())
+                    bad = b"sdl" in code.lower()
+                else:
+                    bad = b"SDL" in content
+                if bad:
+                    found.append(os.path.relpath(path, SOURCE_DIR))
+        self.assertEqual(found, [], "src/core must not include, name or depend on SDL")
+
+
+def main():
+    global TRACER, SOURCE_DIR, DEFAULT_MODEL, REF_MODEL, ENV
+    if len(sys.argv) < 3:
+        print("usage: test_cli.py TRACER SOURCE_DIR [unittest options]", file=sys.stderr)
+        return 2
+    TRACER = os.path.abspath(sys.argv[1])
+    SOURCE_DIR = os.path.abspath(sys.argv[2])
+    DEFAULT_MODEL = os.path.join(SOURCE_DIR, "assets", "models", "en-zh-random.safetensors")
+    REF_MODEL = os.path.join(SOURCE_DIR, "tests", "data", "reference", "ref_model.safetensors")
+    ENV = dict(os.environ, TRANSFORMER_TRACER_DATA=os.path.join(SOURCE_DIR, "assets"), LC_ALL="C.UTF-8")
+    prog = unittest.main(argv=[sys.argv[0], *sys.argv[3:]], exit=False, verbosity=2)
+    result = prog.result
+    # a failing subtest is reported under its parent test: count tests, not reports
+    bad = {getattr(t, "test_case", t).id() for t, _ in result.failures + result.errors}
+    failed = len(bad) + len(result.unexpectedSuccesses)
+    passed = result.testsRun - failed - len(result.skipped)
+    print(f"cli: {passed} passed, {failed} failed", flush=True)
+    return 1 if failed or result.testsRun == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
