@@ -13,6 +13,8 @@
 #include "model.h"
 #include "trace.h"
 #include "tt_config.h"
+#include "commands.h"
+#include "toygen.h"
 #include "vocab.h"
 
 #define DEFAULT_MODEL "models/en-zh-random.safetensors"
@@ -26,6 +28,9 @@ static const char *usage_text =
     "  translate --src TEXT      translate a sentence; prints the output tokens\n"
     "  trace --src TEXT          write every stage of the computation as JSON\n"
     "  init --out FILE           write a randomly initialised model\n"
+    "  corpus --pair PAIR --out DIR   write a toy parallel corpus (en-zh or en-fr)\n"
+    "  train --train FILE --out FILE  train a model on a corpus\n"
+    "  eval --model FILE --corpus FILE  exact match, BLEU and alignment error rate\n"
     "\n"
     "Options for translate and trace:\n"
     "  --model FILE              model file (safetensors); default: the shipped model\n"
@@ -43,6 +48,23 @@ static const char *usage_text =
     "Options for init:\n"
     "  --src-vocab FILE --tgt-vocab FILE   one token per line\n"
     "  --d-model N --nhead N --layers N --d-ff N --max-len N --eps X --seed N --name TEXT\n"
+    "Options for train (and the architecture options of init):\n"
+    "  --valid FILE              validation split: greedy exact match in the progress line\n"
+    "  --steps N --batch N       optimiser steps (default 3000), pairs per step (default 32)\n"
+    "  --lr X --warmup N         peak learning rate (default 0.002), warm-up steps (default 200)\n"
+    "  --label-smoothing X       default 0.1\n"
+    "  --clip X                  clip the gradient norm (default 1; 0 = off)\n"
+    "  --supervise-head L,H      train decoder layer L's cross-attention head H on the gold alignments\n"
+    "  --align-weight X          weight of that alignment loss (default 1)\n"
+    "  --threads N               worker threads (default 2); a run repeats exactly for a seed and thread count\n"
+    "  --checkpoint-every N      keep a checkpoint every N steps\n"
+    "  --eval-every N            validation exact match every N steps (default 500)\n"
+    "  --resume FILE             go on from a checkpoint (same architecture and vocabulary)\n"
+    "  --skip-bad                skip malformed corpus lines instead of refusing the corpus\n"
+    "Options for eval:\n"
+    "  --limit N                 evaluate the first N pairs only\n"
+    "Options for corpus:\n"
+    "  --pair en-zh|en-fr --seed N --out DIR\n"
     "\n"
     "  --help                    show this help\n"
     "  --version                 show the version\n";
@@ -51,9 +73,12 @@ typedef struct {
     const char *cmd;
     const char *src, *target, *out, *model;
     const char *src_vocab, *tgt_vocab, *name;
+    const char *corpus, *pair;
     DecodeOptions dec;
     Config cfg;
     unsigned long long seed;
+    TrainArgs train;
+    int limit;
 } Args;
 
 static int usage_error(const char *fmt, const char *what) {
@@ -91,6 +116,9 @@ static int parse_float(const char *opt, const char *s, float *out) {
 static int parse_args(int argc, char **argv, Args *a) {
     a->cfg = (Config){.d_model = 64, .nhead = 4, .n_enc = 2, .n_dec = 2, .d_ff = 256, .eps = 1e-5f, .max_len = 32};
     a->seed = 1;
+    a->train = (TrainArgs){.steps = 3000, .batch = 32, .eval_every = 500,
+                           .tc = {.lr = 2e-3f, .warmup = 200, .beta1 = 0.9f, .beta2 = 0.98f, .adam_eps = 1e-9f,
+                                  .label_smoothing = 0.1f, .clip_norm = 1.0f, .align_weight = 1.0f, .threads = 2}};
     for (int i = 1; i < argc; i++) {
         char *arg = argv[i];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
@@ -104,6 +132,10 @@ static int parse_args(int argc, char **argv, Args *a) {
         if (strncmp(arg, "--", 2)) {
             if (a->cmd) return usage_error("unexpected argument \"%s\"", arg);
             a->cmd = arg;
+            continue;
+        }
+        if (!strcmp(arg, "--skip-bad")) {  // the one flag without a value
+            a->train.skip_bad = true;
             continue;
         }
         // --name value or --name=value
@@ -126,6 +158,30 @@ static int parse_args(int argc, char **argv, Args *a) {
         else if (!strcmp(name, "--src-vocab")) a->src_vocab = val;
         else if (!strcmp(name, "--tgt-vocab")) a->tgt_vocab = val;
         else if (!strcmp(name, "--name")) a->name = val;
+        else if (!strcmp(name, "--corpus")) a->corpus = val;
+        else if (!strcmp(name, "--pair")) a->pair = val;
+        else if (!strcmp(name, "--train")) a->train.train = val;
+        else if (!strcmp(name, "--valid")) a->train.valid = val;
+        else if (!strcmp(name, "--resume")) a->train.resume = val;
+        else if (!strcmp(name, "--steps")) bad = parse_long(name, val, 1, 100000000, &v) || (a->train.steps = (int)v, 0);
+        else if (!strcmp(name, "--batch")) bad = parse_long(name, val, 1, 4096, &v) || (a->train.batch = (int)v, 0);
+        else if (!strcmp(name, "--warmup")) bad = parse_long(name, val, 0, 100000000, &v) || (a->train.tc.warmup = (int)v, 0);
+        else if (!strcmp(name, "--threads")) bad = parse_long(name, val, 1, 64, &v) || (a->train.tc.threads = (int)v, 0);
+        else if (!strcmp(name, "--checkpoint-every")) bad = parse_long(name, val, 0, 100000000, &v) || (a->train.checkpoint_every = (int)v, 0);
+        else if (!strcmp(name, "--eval-every")) bad = parse_long(name, val, 0, 100000000, &v) || (a->train.eval_every = (int)v, 0);
+        else if (!strcmp(name, "--limit")) bad = parse_long(name, val, 0, INT_MAX, &v) || (a->limit = (int)v, 0);
+        else if (!strcmp(name, "--lr")) bad = parse_float(name, val, &a->train.tc.lr);
+        else if (!strcmp(name, "--label-smoothing")) bad = parse_float(name, val, &a->train.tc.label_smoothing);
+        else if (!strcmp(name, "--clip")) bad = parse_float(name, val, &a->train.tc.clip_norm);
+        else if (!strcmp(name, "--align-weight")) bad = parse_float(name, val, &a->train.tc.align_weight);
+        else if (!strcmp(name, "--supervise-head")) {
+            int l, h;
+            char end;
+            if (sscanf(val, "%d,%d%c", &l, &h, &end) != 2 || l < 1 || h < 1)
+                return usage_error("--supervise-head takes LAYER,HEAD (e.g. 2,1), got \"%s\"", val);
+            a->train.tc.align_layer = l;
+            a->train.tc.align_head = h;
+        }
         else if (!strcmp(name, "--decode")) {
             if (!strcmp(val, "greedy")) a->dec.mode = DECODE_GREEDY;
             else if (!strcmp(val, "beam")) a->dec.mode = DECODE_BEAM;
@@ -331,6 +387,18 @@ static int cmd_init(const Args *a) {
     return rc ? 1 : 0;
 }
 
+static int cmd_corpus(const Args *a) {
+    if (!a->pair || !a->out) return usage_error("%s needs --pair en-zh|en-fr and --out DIR", "corpus");
+    if (!tg_pair_known(a->pair)) return usage_error("--pair takes en-zh or en-fr, got \"%s\"", a->pair);
+    Error err;
+    if (tg_generate(a->pair, a->seed, a->out, &err)) {
+        fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+        return 1;
+    }
+    printf("wrote the %s corpus to %s\n", a->pair, a->out);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     Args a = {0};
     int rc = parse_args(argc, argv, &a);
@@ -338,5 +406,21 @@ int main(int argc, char **argv) {
     if (!strcmp(a.cmd, "translate")) return cmd_run(&a, false);
     if (!strcmp(a.cmd, "trace")) return cmd_run(&a, true);
     if (!strcmp(a.cmd, "init")) return cmd_init(&a);
+    if (!strcmp(a.cmd, "corpus")) return cmd_corpus(&a);
+    if (!strcmp(a.cmd, "train")) {
+        if (!a.train.train || !a.out) return usage_error("%s needs --train FILE and --out FILE", "train");
+        if (a.train.tc.lr <= 0.0f || a.train.tc.label_smoothing < 0.0f || a.train.tc.label_smoothing >= 1.0f || a.train.tc.clip_norm < 0.0f)
+            return usage_error("%s: --lr must be above 0, --label-smoothing in [0, 1), --clip 0 or more", "train");
+        a.train.out = a.out;
+        a.train.name = a.name;
+        a.train.cfg = a.cfg;
+        a.train.seed = a.seed;
+        return cmd_train(&a.train);
+    }
+    if (!strcmp(a.cmd, "eval")) {
+        if (!a.model || !a.corpus) return usage_error("%s needs --model FILE and --corpus FILE", "eval");
+        EvalArgs e = {.model = a.model, .corpus = a.corpus, .skip_bad = a.train.skip_bad, .limit = a.limit};
+        return cmd_eval(&e);
+    }
     return usage_error("unknown command \"%s\"", a.cmd);
 }

@@ -42,7 +42,7 @@ static int compare_links(const void *a, const void *b) {
 }
 
 // Parses the digits s[0..len) into *out; false if empty or not all digits.
-// Huge numbers saturate (they are out of range anyway).
+// Huge numbers saturate: they are out of range anyway.
 static bool parse_index(const char *s, size_t len, long *out) {
     if (len == 0) return false;
     long v = 0;
@@ -77,9 +77,11 @@ static int parse_links(const char *text, size_t len, int n_src, int n_tgt, Align
         }
         if (s >= n_src || t >= n_tgt) {
             bool bad_src = s >= n_src;
-            snprintf(why, why_size, "alignment link \"%.*s\": %s index %ld is out of range (the %s has %d tokens)",
-                     link_len > 40 ? 40 : link_len, link, bad_src ? "source" : "target", bad_src ? s : t,
-                     bad_src ? "source" : "target", bad_src ? n_src : n_tgt);
+            const char *digits = bad_src ? link : dash + 1;
+            int digits_len = bad_src ? (int)(dash - link) : (int)(link + link_len - dash - 1);
+            snprintf(why, why_size, "alignment link \"%.*s\": %s index %.*s is out of range (the %s has %d tokens)",
+                     link_len > 40 ? 40 : link_len, link, bad_src ? "source" : "target", digits_len > 20 ? 20 : digits_len,
+                     digits, bad_src ? "source" : "target", bad_src ? n_src : n_tgt);
             return -1;
         }
         links[n++] = (AlignLink){(int)s, (int)t};

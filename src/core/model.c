@@ -307,6 +307,18 @@ static Model *load_from(const StFile *f, Error *err) {
         err_set(err, "tied_generator is true but the file also holds 'generator.weight'");
         goto fail;
     }
+    // which cross-attention head, if any, was trained to align ("2,1": layer 2, head 1)
+    const char *sup = st_meta(f, "supervised_head");
+    if (sup) {
+        int l = 0, h = 0;
+        char end = 0;
+        if (sscanf(sup, "%d,%d%c", &l, &h, &end) != 2 || l < 1 || l > c.n_dec || h < 1 || h > c.nhead) {
+            err_set(err, "metadata \"supervised_head\" is \"%s\", expected \"layer,head\" of a decoder layer and head", sup);
+            goto fail;
+        }
+        m->align_layer = l;
+        m->align_head = h;
+    }
     const char *name = st_meta(f, "name");
     if (name) {
         free(m->name);
@@ -365,6 +377,10 @@ int mdl_save(const Model *m, const char *path, Error *err) {
     st_writer_meta(w, "activation", "relu");
     st_writer_meta(w, "norm_first", "false");
     st_writer_meta(w, "name", m->name);
+    if (m->align_layer > 0) {
+        snprintf(buf, sizeof buf, "%d,%d", m->align_layer, m->align_head);
+        st_writer_meta(w, "supervised_head", buf);
+    }
     st_writer_meta(w, "src_vocab", src);
     st_writer_meta(w, "tgt_vocab", tgt);
     mdl_params((Model *)m, ps);

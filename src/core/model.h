@@ -67,6 +67,7 @@ typedef struct {
     Weights w;
     Vocab *src, *tgt;
     char *name;             // from the file's metadata, or ""
+    int align_layer, align_head;  // cross-attention head trained on gold alignments (from 1), or 0
     char *path;             // where it was loaded from, or ""
     float *block;           // every parameter, one allocation
     long n_params;

@@ -1,3 +1,8 @@
+// How it works: a sentence is first drawn as a small tree (a Clause). The
+// English realiser writes its words and notes where each part landed (Spans);
+// the Chinese and French realisers then write theirs, linking every target
+// word to the spans of the English words it translates. The grammar and its
+// conventions are described in docs/CORPUS.md.
 #include "toygen.h"
 
 #include <assert.h>
@@ -117,7 +122,7 @@ static const Pronoun pronouns[PN_COUNT] = {
 };
 
 enum {
-    V_LOVE, V_SEE, V_EAT, V_READ, V_HAVE, V_CHASE, V_BUY, V_STUDY,  // transitive
+    V_LOVE, V_SEE, V_EAT, V_READ, V_HAVE, V_CHASE, V_BUY, V_LEARN,  // transitive
     V_SIT, V_SLEEP, V_PLAY, V_BE,                                    // intransitive
     V_COUNT
 };
@@ -149,7 +154,7 @@ static const Verb verbs[V_COUNT] = {
      C_ANIMAL | C_PERSON, C_ANIMAL | C_PERSON, true, true, false},
     {"buy", "buys", "買", {"j'achète", "achète", "achetons", "achètent"}, "acheter",
      C_PERSON, C_FOOD | C_READ | C_THING, false, true, false},
-    {"study", "studies", "學習", {"j'étudie", "étudie", "étudions", "étudient"}, "étudier",
+    {"learn", "learns", "學習", {"j'apprends", "apprend", "apprenons", "apprennent"}, "apprendre",
      C_PERSON, C_FIELD, false, true, true},
     {"sit", "sits", "坐", {"suis", "est", "sommes", "sont"}, NULL,   // être assis
      C_ANIMAL | C_PERSON, 0, false, false, true},
@@ -262,14 +267,10 @@ static void tgt_push(Pair *p, const char *word, uint64_t links) {
     p->links[p->n_tgt++] = links;
 }
 
-static bool np_plural(const SimpleNP *np) {
-    return np->plural;
-}
-
 // English person of a subject, for agreement.
 static int subject_person(const Clause *c) {
     if (c->pron >= 0) return pronouns[c->pron].person;
-    return np_plural(&c->subj.head) ? P3P : P3S;
+    return c->subj.head.plural ? P3P : P3S;
 }
 
 static bool subject_fem(const Clause *c) {
@@ -726,19 +727,21 @@ static bool repeats_noun(const Clause *c) {
     return false;
 }
 
-typedef enum { HOLD_NONE, HOLD_RELATED, HOLD_LOOSE } Holding;
+#define HOLD_NONE (-1)
+#define HOLD_LOOSE (-2)
 
-// Whether a sentence holds a held-out pair: in a direct relation (a test
-// sentence), only side by side (used nowhere), or not at all (train, valid).
-static Holding holding(const Clause *c) {
+// Whether a sentence holds a held-out pair: in a direct relation (returns the
+// pair's index: a test sentence), only side by side (HOLD_LOOSE: used
+// nowhere), or not at all (HOLD_NONE: train or valid).
+static int holding(const Clause *c) {
     Lemmas l;
     clause_lemmas(c, &l);
-    Holding h = HOLD_NONE;
+    int h = HOLD_NONE;
     for (int k = 0; k < N_HELD_OUT; k++) {
         if (!has_lemma(&l, held_out[k][0]) || !has_lemma(&l, held_out[k][1])) continue;
-        if (h == HOLD_NONE) h = HOLD_LOOSE;
         for (int i = 0; i < l.n_rel; i++)
-            if (l.rel[i][0] == held_out[k][0] && l.rel[i][1] == held_out[k][1]) h = HOLD_RELATED;
+            if (l.rel[i][0] == held_out[k][0] && l.rel[i][1] == held_out[k][1]) return k;
+        h = HOLD_LOOSE;
     }
     return h;
 }
@@ -1146,6 +1149,7 @@ int tg_generate(const char *pair, uint64_t seed, const char *out_dir, Error *err
     Rng rng;
     rng_init(&rng, seed);
     long attempts = 0;
+    int test_per_pair[N_HELD_OUT] = {0}, test_quota = (TG_TEST_SIZE + N_HELD_OUT - 1) / N_HELD_OUT;
     while (train.n < TG_TRAIN_SIZE || valid.n < TG_VALID_SIZE || test.n < TG_TEST_SIZE) {
         if (++attempts > 20000000L) {
             err_set(err, "the %s grammar ran out of new sentences (train %d, valid %d, test %d)", pair,
@@ -1154,16 +1158,23 @@ int tg_generate(const char *pair, uint64_t seed, const char *out_dir, Error *err
         }
         sample_clause(&rng, &c);
         if (repeats_noun(&c)) continue;
-        Holding h = holding(&c);
+        int h = holding(&c);
         if (h == HOLD_LOOSE) continue;
-        Split *into;
-        if (h == HOLD_RELATED)
-            into = test.n < TG_TEST_SIZE ? &test : NULL;
-        else if (valid.n < TG_VALID_SIZE && (train.n >= TG_TRAIN_SIZE || pick(&rng, 40) == 0))
+        Split *into = NULL;
+        if (h >= 0) {
+            // spread the test split over the held-out pairs while train fills
+            bool others_full = train.n >= TG_TRAIN_SIZE && valid.n >= TG_VALID_SIZE;
+            if (test.n < TG_TEST_SIZE && (test_per_pair[h] < test_quota || others_full)) into = &test;
+        } else if (valid.n < TG_VALID_SIZE && (train.n >= TG_TRAIN_SIZE || pick(&rng, 40) == 0)) {
             into = &valid;
-        else
-            into = train.n < TG_TRAIN_SIZE ? &train : NULL;
+        } else if (train.n < TG_TRAIN_SIZE) {
+            into = &train;
+        }
         if (!into) continue;
+        // both languages' lengths count, so that a seed gives the same
+        // English sentences, in the same order, in every pair
+        realize(&c, lang == LANG_ZH ? LANG_FR : LANG_ZH, &p);
+        if (!length_ok(&p)) continue;
         realize(&c, (Lang)lang, &p);
         if (!length_ok(&p)) continue;
         sentence_key(key, sizeof key, &p);
@@ -1172,6 +1183,7 @@ int tg_generate(const char *pair, uint64_t seed, const char *out_dir, Error *err
         if (!added) continue;
         format_line(line, sizeof line, &p);
         if (split_add(into, line) != 0) goto oom;
+        if (into == &test) test_per_pair[h]++;
     }
 
     // Shuffle train so that the examples and the sentence kinds are spread out.

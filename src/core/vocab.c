@@ -172,6 +172,18 @@ void voc_free(Vocab *v) {
 int voc_size(const Vocab *v) { return v->n; }
 int voc_id(const Vocab *v, const char *token) { return lookup(v, token, strlen(token)); }
 const char *voc_token(const Vocab *v, int id) { return id >= 0 && id < v->n ? v->tokens[id] : "?"; }
+int voc_lookup(const Vocab *v, const char *const *tokens, int n, int *ids) {
+    int unknown = 0;
+    for (int i = 0; i < n; i++) {
+        ids[i] = voc_id(v, tokens[i]);
+        if (ids[i] < 0) {
+            ids[i] = v->unk;
+            unknown++;
+        }
+    }
+    return unknown;
+}
+
 int voc_pad(const Vocab *v) { return v->pad; }
 int voc_bos(const Vocab *v) { return v->bos; }
 int voc_eos(const Vocab *v) { return v->eos; }

@@ -53,6 +53,10 @@ typedef struct {
 int voc_tokenize(const Vocab *v, const char *text, Tokens *out, Error *err);
 void voc_tokens_deinit(Tokens *t);
 
+// Looks up already-split tokens (e.g. a corpus line's): ids[i] is the id of
+// tokens[i], or <unk>. Returns how many were unknown.
+int voc_lookup(const Vocab *v, const char *const *tokens, int n, int *ids);
+
 // Checks that text is valid UTF-8; on failure returns the byte offset of the
 // first bad byte, else -1.
 long voc_utf8_invalid_at(const char *text, long len);
