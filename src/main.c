@@ -17,7 +17,7 @@
 #include "toygen.h"
 #include "vocab.h"
 
-#define DEFAULT_MODEL "models/en-zh-random.safetensors"
+#define DEFAULT_MODEL "models/en-zh.safetensors"
 
 enum { EXIT_USAGE = 2 };
 

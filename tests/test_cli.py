@@ -160,7 +160,7 @@ class TestTranslate(CliCase):
         self.assertLessEqual(len(out.split()), 3, f"expected: at most 3 tokens, got: {out!r}")
 
     def test_max_steps_over_the_model_limit(self):
-        self.assert_error(run("translate", "--src", SENTENCE, "--max-steps", "100"), 1, names=("100", "32"))
+        self.assert_error(run("translate", "--src", SENTENCE, "--max-steps", "100"), 1, names=("100", "24"))
 
     def test_reference_model(self):
         r = run("translate", "--model", REF_MODEL, "--src", SENTENCE, "--max-steps", "3")
@@ -366,15 +366,15 @@ class TestSentences(CliCase):
 
     def test_too_long(self):
         err = self.assert_error(run("translate", "--src", " ".join(["i", "love", "the", "cat"] * 10)), 1)
-        self.assertIn("32", err)
+        self.assertIn("24", err)
         self.assertIn("40", err)
 
     def test_too_long_with_an_unknown_word(self):
         err = self.assert_error(run("translate", "--src", " ".join(["i", "love", "zebras", "cat"] * 10)), 1)
-        self.assertIn("32", err)
+        self.assertIn("24", err)
 
     def test_longest_accepted(self):
-        r = run("translate", "--src", " ".join(["i", "love", "the", "cat"] * 8), "--max-steps", "2")
+        r = run("translate", "--src", " ".join(["i", "love", "the", "cat"] * 6), "--max-steps", "2")
         self.assert_ok(r)
 
     def test_only_unknown_words(self):
@@ -395,7 +395,7 @@ class TestSentences(CliCase):
 
     def test_target_too_long(self):
         err = self.assert_error(run("trace", "--src", SENTENCE, "--target", " ".join(["我"] * 40)), 1)
-        self.assertIn("31", err)
+        self.assertIn("23", err)
 
 
 # --- broken model files ---------------------------------------------------
@@ -647,7 +647,7 @@ def main():
         return 2
     TRACER = os.path.abspath(sys.argv[1])
     SOURCE_DIR = os.path.abspath(sys.argv[2])
-    DEFAULT_MODEL = os.path.join(SOURCE_DIR, "assets", "models", "en-zh-random.safetensors")
+    DEFAULT_MODEL = os.path.join(SOURCE_DIR, "assets", "models", "en-zh.safetensors")
     REF_MODEL = os.path.join(SOURCE_DIR, "tests", "data", "reference", "ref_model.safetensors")
     ENV = dict(os.environ, TRANSFORMER_TRACER_DATA=os.path.join(SOURCE_DIR, "assets"), LC_ALL="C.UTF-8")
     prog = unittest.main(argv=[sys.argv[0], *sys.argv[3:]], exit=False, verbosity=2)

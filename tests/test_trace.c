@@ -270,6 +270,58 @@ static void test_beam_width_one_is_greedy(void **state) {
     mdl_free(m);
 }
 
+// The first step of t from i on that is not named skip, or trace_count(t).
+static int next_step(const Trace *t, int i, const char *skip) {
+    while (i < trace_count(t) && !strcmp(trace_step(t, i)->name, skip)) i++;
+    return i;
+}
+
+// Greedy decoding computes only the new row of each pass and copies the rest
+// from the previous step; beam search with width 1 makes the same choices but
+// runs every pass whole. Every recorded value must be the same.
+static void test_incremental_greedy_equals_full_passes(void **state) {
+    (void)state;
+    Model *m = default_model();
+    char id[128];
+    int last_dstep = 0;
+    for (size_t s = 0; s < sizeof sentences / sizeof *sentences; s++) {
+        Tokens tok;
+        tokenize(m->src, sentences[s], &tok);
+        Trace *g = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_GREEDY, .max_steps = 10});
+        Trace *b = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_BEAM, .beam_width = 1, .max_steps = 10});
+        expect_same_output(g, b, sentences[s]);
+        int i = -1, j = -1;
+        for (;;) {
+            i = next_step(g, i + 1, "dec.choice");  // greedy's record of the token chosen
+            j = next_step(b, j + 1, "dec.beam");    // beam search's table of hypotheses
+            if (i == trace_count(g) || j == trace_count(b)) break;
+            const Step *x = trace_step(g, i), *y = trace_step(b, j);
+            if (strcmp(x->name, y->name) || x->layer != y->layer || x->head != y->head || x->dstep != y->dstep || x->rows != y->rows ||
+                x->cols != y->cols)
+                fail_msg("%s step %d: expected: %s head %d step %d (%d×%d), got: %s head %d step %d (%d×%d)", sentences[s], i, y->name,
+                         y->head, y->dstep, y->rows, y->cols, x->name, x->head, x->dstep, x->rows, x->cols);
+            int differ = 0;
+            double maxdiff = 0.0;
+            for (int k = 0; k < x->rows * x->cols; k++)
+                if (!(x->data[k] == y->data[k])) {
+                    differ++;
+                    maxdiff = fmax(maxdiff, fabs((double)x->data[k] - y->data[k]));
+                }
+            if (differ)
+                fail_msg("%s: %s head %d step %d: %d values differ from the full pass, maxdiff %.3g", sentences[s],
+                         trace_stage_id(x, id, sizeof id), x->head, x->dstep, differ, maxdiff);
+            if (x->dstep > last_dstep) last_dstep = x->dstep;
+        }
+        if (i != trace_count(g) || j != trace_count(b))
+            fail_msg("%s: one trace ends early: greedy at step %d of %d, beam at %d of %d", sentences[s], i, trace_count(g), j, trace_count(b));
+        trace_free(g);
+        trace_free(b);
+        voc_tokens_deinit(&tok);
+    }
+    assert_true(last_dstep >= 3);  // incremental passes were compared
+    mdl_free(m);
+}
+
 static void test_top_k_one_sampling_is_greedy(void **state) {
     (void)state;
     Model *m = default_model();
@@ -453,6 +505,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_teacher_forcing_matches_pytorch, setup_ref_tied, teardown),
         cmocka_unit_test(test_attention_rows_sum_to_one),
         cmocka_unit_test(test_beam_width_one_is_greedy),
+        cmocka_unit_test(test_incremental_greedy_equals_full_passes),
         cmocka_unit_test(test_top_k_one_sampling_is_greedy),
         cmocka_unit_test(test_sampling_repeats_with_seed),
         cmocka_unit_test(test_top_p_keeps_the_nucleus),

@@ -37,7 +37,10 @@ typedef struct {
     size_t n_scratch, cap_scratch;
     float *qkv;             // full Q, K and V projections: 3 × rows × E
     float *pe;              // positional encoding for the longest sequence
+    float *cross_kv;        // the memory's cross-attention K then V per decoder layer: (L, 2, n, E)
     int layer, head, dstep;
+    int first_row;          // incremental pass: rows below it are copied from the previous pass; 0: none
+    int prev_step;          // incremental pass: the previous pass's step that matches the next emit
 } Ctx;
 
 // ---- sizes -----------------------------------------------------------------
@@ -117,8 +120,16 @@ static Size plan(const Model *m, size_t n, const DecodeOptions *o) {
 
 // ---- recording -------------------------------------------------------------
 
+// Copies a step of the previous decoder pass into the top left of its grown
+// layout: row r of prev becomes the first prev->cols values of row r.
+static void copy_prev_rows(float *data, int cols, const Step *prev) {
+    for (int r = 0; r < prev->rows; r++)
+        memcpy(data + (size_t)r * cols, prev->data + (size_t)r * prev->cols, (size_t)prev->cols * sizeof *data);
+}
+
 // Allocates a step's data: in the trace when recording, else in scratch.
 // tpl gives everything but the layer, head and step, taken from the context.
+// In an incremental pass the data starts as the previous pass's values.
 static float *emit(Ctx *c, Step tpl) {
     size_t count = (size_t)tpl.rows * (size_t)tpl.cols;
     if (!c->record) {
@@ -135,6 +146,14 @@ static float *emit(Ctx *c, Step tpl) {
     tpl.dstep = c->dstep;
     tpl.data = tr->floats + tr->n_floats;
     tr->n_floats += count;
+    if (c->first_row > 0) {
+        // the k-th step of this pass is the k-th of the previous pass, one position longer
+        const Step *prev = &tr->steps[c->prev_step++];
+        assert(!strcmp(prev->name, tpl.name) && prev->layer == tpl.layer && prev->head == tpl.head &&
+               "incremental pass out of step with the previous pass");
+        assert(prev->rows <= tpl.rows && prev->cols <= tpl.cols);
+        copy_prev_rows(tpl.data, tpl.cols, prev);
+    }
     tr->steps[tr->n_steps++] = tpl;
     return tpl.data;
 }
@@ -178,15 +197,34 @@ typedef struct {
 } Seq;
 
 // Multi-head attention of q over kv (rows: queries, columns: keys); mask is
-// added to the scores when given. Returns the output projection (q.len × E).
-static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q, Seq kv, const float *mask) {
+// added to the scores when given. kv_proj, when given, holds kv's K and V
+// projections (2 × kv.len × E), made once per run. Query rows below
+// c->first_row are the previous pass's (see emit); only the later rows are
+// computed, and the old rows' scores against keys new in this pass.
+// Returns the output projection (q.len × E).
+static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q, Seq kv, const float *mask, const float *kv_proj) {
     const Config *cfg = &c->m->cfg;
     int E = cfg->d_model, H = cfg->nhead, dk = E / H;
-    float *Q = c->qkv, *K = Q + (size_t)q.len * E, *V = K + (size_t)kv.len * E;
+    int r0 = c->first_row, nk = kv.len;
+    // keys from k0 on are new: in self-attention the new rows; the memory's are all old after the first pass
+    assert(kv_proj || r0 == 0 || kv.x == q.x);
+    int k0 = kv_proj ? (r0 > 0 ? nk : 0) : r0;
+    int new_q = q.len - r0, new_k = nk - k0;
+    float scale = 1.0f / sqrtf((float)dk);
     // rows [0,E) of in_proj make Q, [E,2E) K, [2E,3E) V
-    op_linear(Q, q.x, a->in_proj_w, a->in_proj_b, q.len, E, E);
-    op_linear(K, kv.x, a->in_proj_w + (size_t)E * E, a->in_proj_b + E, kv.len, E, E);
-    op_linear(V, kv.x, a->in_proj_w + 2 * (size_t)E * E, a->in_proj_b + 2 * E, kv.len, E, E);
+    float *Q = c->qkv;
+    op_linear(Q + (size_t)r0 * E, q.x + (size_t)r0 * E, a->in_proj_w, a->in_proj_b, new_q, E, E);
+    const float *K, *V;
+    if (kv_proj) {
+        K = kv_proj;
+        V = kv_proj + (size_t)nk * E;
+    } else {
+        float *Kp = Q + (size_t)q.len * E, *Vp = Kp + (size_t)nk * E;
+        op_linear(Kp + (size_t)k0 * E, kv.x + (size_t)k0 * E, a->in_proj_w + (size_t)E * E, a->in_proj_b + E, new_k, E, E);
+        op_linear(Vp + (size_t)k0 * E, kv.x + (size_t)k0 * E, a->in_proj_w + 2 * (size_t)E * E, a->in_proj_b + 2 * E, new_k, E, E);
+        K = Kp;
+        V = Vp;
+    }
     float *concat = NULL;
     float *heads[256];
     assert(H <= 256);
@@ -194,65 +232,80 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
         c->head = h + 1;
         float *qh = emit(c, (Step){.name = nm->q, .kind = "matrix", .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
                                    .formula = "Q_h = X·W_Q,h + b_Q,h", .row_labels = q.labels});
-        float *kh = emit(c, (Step){.name = nm->k, .kind = "matrix", .rows = kv.len, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
+        float *kh = emit(c, (Step){.name = nm->k, .kind = "matrix", .rows = nk, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
                                    .formula = "K_h = X·W_K,h + b_K,h", .row_labels = kv.labels});
-        float *vh = emit(c, (Step){.name = nm->v, .kind = "matrix", .rows = kv.len, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
+        float *vh = emit(c, (Step){.name = nm->v, .kind = "matrix", .rows = nk, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
                                    .formula = "V_h = X·W_V,h + b_V,h", .row_labels = kv.labels});
-        op_slice_cols(qh, Q, q.len, E, h * dk, dk);
-        op_slice_cols(kh, K, kv.len, E, h * dk, dk);
-        op_slice_cols(vh, V, kv.len, E, h * dk, dk);
-        float *scores = emit(c, (Step){.name = nm->scores, .kind = "scores", .rows = q.len, .cols = kv.len, .sym_rows = q.sym,
+        op_slice_cols(qh + (size_t)r0 * dk, Q + (size_t)r0 * E, new_q, E, h * dk, dk);
+        op_slice_cols(kh + (size_t)k0 * dk, K + (size_t)k0 * E, new_k, E, h * dk, dk);
+        op_slice_cols(vh + (size_t)k0 * dk, V + (size_t)k0 * E, new_k, E, h * dk, dk);
+        float *scores = emit(c, (Step){.name = nm->scores, .kind = "scores", .rows = q.len, .cols = nk, .sym_rows = q.sym,
                                        .sym_cols = kv.sym, .formula = "Q_h·K_hᵀ / √d_k", .row_labels = q.labels, .col_labels = kv.labels});
-        op_matmul_nt(scores, qh, kh, q.len, dk, kv.len, 1.0f / sqrtf((float)dk));
+        op_matmul_nt(scores + (size_t)r0 * nk, qh + (size_t)r0 * dk, kh, new_q, dk, nk, scale);
+        // the old rows against the new keys: masked below, but the raw scores show them
+        for (int i = 0; i < r0; i++)
+            op_matmul_nt(scores + (size_t)i * nk + k0, qh + (size_t)i * dk, kh + (size_t)k0 * dk, 1, dk, new_k, scale);
         const float *to_softmax = scores;
         if (mask) {
-            float *masked = emit(c, (Step){.name = nm->masked, .kind = "scores", .rows = q.len, .cols = kv.len, .sym_rows = q.sym,
+            float *masked = emit(c, (Step){.name = nm->masked, .kind = "scores", .rows = q.len, .cols = nk, .sym_rows = q.sym,
                                            .sym_cols = kv.sym, .formula = "Q_h·K_hᵀ / √d_k + M  (M = −∞ above the diagonal)",
                                            .row_labels = q.labels, .col_labels = kv.labels});
-            op_add(masked, scores, mask, q.len * kv.len);
+            op_add(masked + (size_t)r0 * nk, scores + (size_t)r0 * nk, mask + (size_t)r0 * nk, new_q * nk);
+            for (int i = 0; i < r0; i++)
+                op_add(masked + (size_t)i * nk + k0, scores + (size_t)i * nk + k0, mask + (size_t)i * nk + k0, new_k);
             to_softmax = masked;
         }
-        float *weights = emit(c, (Step){.name = nm->weights, .kind = "attention", .rows = q.len, .cols = kv.len, .sym_rows = q.sym,
+        float *weights = emit(c, (Step){.name = nm->weights, .kind = "attention", .rows = q.len, .cols = nk, .sym_rows = q.sym,
                                         .sym_cols = kv.sym, .formula = mask ? "softmax(Q_h·K_hᵀ / √d_k + M)" : "softmax(Q_h·K_hᵀ / √d_k)",
                                         .row_labels = q.labels, .col_labels = kv.labels});
-        op_softmax_rows(weights, to_softmax, q.len, kv.len);
+        op_softmax_rows(weights + (size_t)r0 * nk, to_softmax + (size_t)r0 * nk, new_q, nk);
+        // the old rows' weights (and head outputs) hold because the mask hides the new keys: exp(−∞) is exactly 0
+        for (int i = 0; i < r0; i++)
+            for (int j = k0; j < nk; j++) {
+                assert(to_softmax[(size_t)i * nk + j] == -INFINITY && "an old row sees a new key");
+                weights[(size_t)i * nk + j] = 0.0f;
+            }
         heads[h] = emit(c, (Step){.name = nm->head_out, .kind = "matrix", .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
                                   .formula = "head_h = A_h·V_h", .row_labels = q.labels});
-        op_matmul_nn(heads[h], weights, vh, q.len, kv.len, dk);
+        op_matmul_nn(heads[h] + (size_t)r0 * dk, weights + (size_t)r0 * nk, vh, new_q, nk, dk);
     }
     c->head = 0;
     concat = emit(c, (Step){.name = nm->concat, .kind = "matrix", .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
                             .formula = "Concat(head_1, …, head_h)", .row_labels = q.labels});
-    for (int h = 0; h < H; h++) op_put_cols(concat, heads[h], q.len, E, h * dk, dk);
+    for (int h = 0; h < H; h++) op_put_cols(concat + (size_t)r0 * E, heads[h] + (size_t)r0 * dk, new_q, E, h * dk, dk);
     float *out = emit(c, (Step){.name = nm->out_proj, .kind = "matrix", .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
                                 .formula = "Concat(heads)·W_O + b_O", .row_labels = q.labels});
-    op_linear(out, concat, a->out_proj_w, a->out_proj_b, q.len, E, E);
+    op_linear(out + (size_t)r0 * E, concat + (size_t)r0 * E, a->out_proj_w, a->out_proj_b, new_q, E, E);
     return out;
 }
 
 // x + sublayer(x), then LayerNorm; names are e.g. "enc.residual1", "enc.norm1".
+// Row-wise, as ffn and embed: rows below c->first_row are the previous pass's.
 static float *add_norm(Ctx *c, const char *res_name, const char *norm_name, const char *res_formula, Seq x, const float *sub,
                        const float *gamma, const float *beta) {
-    int E = c->m->cfg.d_model;
+    int E = c->m->cfg.d_model, r0 = c->first_row;
+    size_t at = (size_t)r0 * E;
     float *res = emit(c, (Step){.name = res_name, .kind = "matrix", .rows = x.len, .cols = E, .sym_rows = x.sym, .sym_cols = "d_model",
                                 .formula = res_formula, .row_labels = x.labels});
-    op_add(res, x.x, sub, x.len * E);
+    op_add(res + at, x.x + at, sub + at, (x.len - r0) * E);
     float *norm = emit(c, (Step){.name = norm_name, .kind = "matrix", .rows = x.len, .cols = E, .sym_rows = x.sym, .sym_cols = "d_model",
                                  .formula = "LayerNorm(x) = γ·(x − μ)/√(σ² + ε) + β", .row_labels = x.labels});
-    op_layernorm(norm, res, gamma, beta, x.len, E, c->m->cfg.eps);
+    op_layernorm(norm + at, res + at, gamma, beta, x.len - r0, E, c->m->cfg.eps);
     return norm;
 }
 
 static float *ffn(Ctx *c, const char *hidden_name, const char *out_name, Seq x, const float *w1, const float *b1, const float *w2,
                   const float *b2) {
     const Config *cfg = &c->m->cfg;
-    float *hidden = emit(c, (Step){.name = hidden_name, .kind = "matrix", .rows = x.len, .cols = cfg->d_ff, .sym_rows = x.sym,
+    int E = cfg->d_model, F = cfg->d_ff, r0 = c->first_row, rows = x.len - r0;
+    float *hidden = emit(c, (Step){.name = hidden_name, .kind = "matrix", .rows = x.len, .cols = F, .sym_rows = x.sym,
                                    .sym_cols = "d_ff", .formula = "ReLU(x·W₁ + b₁)", .row_labels = x.labels});
-    op_linear(hidden, x.x, w1, b1, x.len, cfg->d_model, cfg->d_ff);
-    op_relu(hidden, hidden, x.len * cfg->d_ff);
-    float *out = emit(c, (Step){.name = out_name, .kind = "matrix", .rows = x.len, .cols = cfg->d_model, .sym_rows = x.sym,
+    float *h = hidden + (size_t)r0 * F;
+    op_linear(h, x.x + (size_t)r0 * E, w1, b1, rows, E, F);
+    op_relu(h, h, rows * F);
+    float *out = emit(c, (Step){.name = out_name, .kind = "matrix", .rows = x.len, .cols = E, .sym_rows = x.sym,
                                 .sym_cols = "d_model", .formula = "ReLU(x·W₁ + b₁)·W₂ + b₂", .row_labels = x.labels});
-    op_linear(out, hidden, w2, b2, x.len, cfg->d_ff, cfg->d_model);
+    op_linear(out + (size_t)r0 * E, h, w2, b2, rows, F, E);
     return out;
 }
 
@@ -264,19 +317,21 @@ static float *embed(Ctx *c, bool is_src, const int *ids, int len, const char *co
     float *tok = emit(c, (Step){.name = is_src ? "src.tokens" : "dec.tokens", .kind = "tokens", .rows = 1, .cols = len, .sym_rows = "1",
                                 .sym_cols = sym, .formula = is_src ? "token ids of the source" : "decoder input: <bos> + tokens so far (shifted right)",
                                 .col_labels = labels});
-    for (int i = 0; i < len; i++) tok[i] = (float)ids[i];
+    int r0 = c->first_row;  // positions before it are the previous pass's
+    size_t at = (size_t)r0 * E;
+    for (int i = r0; i < len; i++) tok[i] = (float)ids[i];
     float *emb = emit(c, (Step){.name = is_src ? "src.embed" : "dec.embed", .kind = "matrix", .rows = len, .cols = E, .sym_rows = sym,
                                 .sym_cols = "d_model", .formula = "Embedding[token] × √d_model", .row_labels = labels});
     float scale = sqrtf((float)E);
-    for (int i = 0; i < len; i++)
+    for (int i = r0; i < len; i++)
         for (int j = 0; j < E; j++) emb[(size_t)i * E + j] = table[(size_t)ids[i] * E + j] * scale;
     float *pe = emit(c, (Step){.name = is_src ? "src.pos_enc" : "dec.pos_enc", .kind = "matrix", .rows = len, .cols = E, .sym_rows = sym,
                                .sym_cols = "d_model", .formula = "PE(pos, 2i) = sin(pos/10000^(2i/d_model)), PE(pos, 2i+1) = cos(…)",
                                .row_labels = labels});
-    memcpy(pe, c->pe, (size_t)len * E * sizeof *pe);
+    memcpy(pe + at, c->pe + at, (size_t)(len - r0) * E * sizeof *pe);
     float *x = emit(c, (Step){.name = is_src ? "src.input" : "dec.input", .kind = "matrix", .rows = len, .cols = E, .sym_rows = sym,
                               .sym_cols = "d_model", .formula = "X = Embedding × √d_model + PE", .row_labels = labels});
-    op_add(x, emb, pe, len * E);
+    op_add(x + at, emb + at, pe + at, (len - r0) * E);
     return x;
 }
 
@@ -286,7 +341,7 @@ static float *encode(Ctx *c, const int *ids, int n, const char *const *labels) {
     for (int l = 0; l < m->cfg.n_enc; l++) {
         const EncLayer *L = &m->w.enc[l];
         c->layer = l + 1;
-        float *att = attention(c, &L->self_attn, &enc_self, x, x, NULL);
+        float *att = attention(c, &L->self_attn, &enc_self, x, x, NULL, NULL);
         x.x = add_norm(c, "enc.residual1", "enc.norm1", "x + MultiHeadAttention(x)", x, att, L->norm1_w, L->norm1_b);
         float *f = ffn(c, "enc.ffn.hidden", "enc.ffn.out", x, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b);
         x.x = add_norm(c, "enc.residual2", "enc.norm2", "x + FFN(x)", x, f, L->norm2_w, L->norm2_b);
@@ -299,10 +354,30 @@ static float *encode(Ctx *c, const int *ids, int n, const char *const *labels) {
     return mem;
 }
 
-// One pass of the decoder over ids (length t); returns the final-normed
-// output (t × E).
-static float *decode_pass(Ctx *c, const int *ids, int t, const char *sym, Seq mem) {
+// The cross-attention keys and values of the memory, the same in every
+// decoding step: projected once per decoder layer into c->cross_kv.
+static void project_memory(Ctx *c, Seq mem) {
     const Model *m = c->m;
+    int E = m->cfg.d_model;
+    for (int l = 0; l < m->cfg.n_dec; l++) {
+        const AttnWeights *a = &m->w.dec[l].cross_attn;
+        float *K = c->cross_kv + (size_t)l * 2 * mem.len * E, *V = K + (size_t)mem.len * E;
+        op_linear(K, mem.x, a->in_proj_w + (size_t)E * E, a->in_proj_b + E, mem.len, E, E);
+        op_linear(V, mem.x, a->in_proj_w + 2 * (size_t)E * E, a->in_proj_b + 2 * E, mem.len, E, E);
+    }
+}
+
+// One pass of the decoder over ids (length t); returns the final-normed
+// output (t × E). prev_pass ≥ 0 makes it incremental: the index of the first
+// step of the previous recorded pass, over ids[0..t−2]. Every value is
+// row-wise, and the mask hides the new position from the old rows, so rows
+// 0..t−2 equal that pass's and only row t−1 is computed.
+static float *decode_pass(Ctx *c, const int *ids, int t, const char *sym, Seq mem, int prev_pass) {
+    const Model *m = c->m;
+    int E = m->cfg.d_model;
+    assert(prev_pass < 0 || (c->record && t > 1));
+    c->first_row = prev_pass >= 0 ? t - 1 : 0;
+    c->prev_step = prev_pass;
     const char *const *labels = token_labels(c, m->tgt, ids, t);
     Seq x = {embed(c, false, ids, t, labels, sym), t, labels, sym};
     float *mask = emit(c, (Step){.name = "dec.look_ahead_mask", .kind = "mask", .rows = t, .cols = t, .sym_rows = sym, .sym_cols = sym,
@@ -311,18 +386,20 @@ static float *decode_pass(Ctx *c, const int *ids, int t, const char *sym, Seq me
     for (int l = 0; l < m->cfg.n_dec; l++) {
         const DecLayer *L = &m->w.dec[l];
         c->layer = l + 1;
-        float *att = attention(c, &L->self_attn, &dec_self, x, x, mask);
+        float *att = attention(c, &L->self_attn, &dec_self, x, x, mask, NULL);
         x.x = add_norm(c, "dec.residual1", "dec.norm1", "x + MaskedMultiHeadAttention(x)", x, att, L->norm1_w, L->norm1_b);
-        float *cross = attention(c, &L->cross_attn, &dec_cross, x, mem, NULL);
+        const float *mem_kv = c->cross_kv + (size_t)l * 2 * mem.len * E;
+        float *cross = attention(c, &L->cross_attn, &dec_cross, x, mem, NULL, mem_kv);
         x.x = add_norm(c, "dec.residual2", "dec.norm2", "x + CrossAttention(x, memory)", x, cross, L->norm2_w, L->norm2_b);
         float *f = ffn(c, "dec.ffn.hidden", "dec.ffn.out", x, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b);
         x.x = add_norm(c, "dec.residual3", "dec.norm3", "x + FFN(x)", x, f, L->norm3_w, L->norm3_b);
     }
     c->layer = 0;
-    int E = m->cfg.d_model;
+    int r0 = c->first_row;
     float *out = emit(c, (Step){.name = "dec.output", .kind = "matrix", .rows = t, .cols = E, .sym_rows = sym, .sym_cols = "d_model",
                                 .formula = "LayerNorm(decoder stack output)", .row_labels = labels});
-    op_layernorm(out, x.x, m->w.dec_norm_w, m->w.dec_norm_b, t, E, m->cfg.eps);
+    op_layernorm(out + (size_t)r0 * E, x.x + (size_t)r0 * E, m->w.dec_norm_w, m->w.dec_norm_b, t - r0, E, m->cfg.eps);
+    c->first_row = 0;
     return out;
 }
 
@@ -449,9 +526,13 @@ static int run_stepwise(Ctx *c, Seq mem) {
     Rng rng;
     rng_init(&rng, tr->opt.seed);
     seq[0] = voc_bos(m->tgt);
+    int prev_pass = -1;  // first step of the previous decoder pass
     for (int t = 1; t <= tr->opt.max_steps; t++) {
         c->dstep = t;
-        float *h = decode_pass(c, seq, t, "m", mem);
+        // each step's input extends the previous one's by one token: incremental
+        int pass = tr->n_steps;
+        float *h = decode_pass(c, seq, t, "m", mem, prev_pass);
+        prev_pass = pass;
         const char **last = new_labels(c, 1);
         last[0] = voc_token(m->tgt, seq[t - 1]);
         float *probs;
@@ -540,7 +621,8 @@ static int run_beam(Ctx *c, Seq mem) {
             // the best unfinished hypothesis is recorded; the others run in scratch
             c->record = !recorded;
             c->n_scratch = 0;
-            float *out = decode_pass(c, h->ids, h->len, "m", mem);
+            // not incremental: the recorded hypothesis need not extend the previous step's
+            float *out = decode_pass(c, h->ids, h->len, "m", mem, -1);
             float *probs;
             const char **last = new_labels(c, 1);
             if (last) last[0] = voc_token(m->tgt, h->ids[h->len - 1]);
@@ -613,7 +695,7 @@ static int run_teacher(Ctx *c, Seq mem) {
     memcpy(gold, tr->opt.target, (size_t)tr->opt.target_len * sizeof *gold);
     gold[len - 1] = voc_eos(m->tgt);
     c->dstep = 1;
-    float *h = decode_pass(c, in, len, "m", mem);
+    float *h = decode_pass(c, in, len, "m", mem, -1);
     const char *const *gold_labels = token_labels(c, m->tgt, gold, len);
     float *probs;
     predict(c, h, len, "m", gold_labels, &probs);
@@ -686,12 +768,13 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
     size_t E = (size_t)m->cfg.d_model;
     c.qkv = malloc(3 * longest * E * sizeof *c.qkv);
     c.pe = malloc(longest * E * sizeof *c.pe);
+    c.cross_kv = malloc((size_t)m->cfg.n_dec * 2 * (size_t)n * E * sizeof *c.cross_kv);
     if (o.mode == DECODE_BEAM) {
         Size pass = decoder_pass_size(&m->cfg, T, (size_t)n);
         c.cap_scratch = pass.floats + 3 * (size_t)m->cfg.tgt_vocab;
         c.scratch = malloc(c.cap_scratch * sizeof *c.scratch);
     }
-    if (!tr || !block || !c.qkv || !c.pe || (o.mode == DECODE_BEAM && !c.scratch)) {
+    if (!tr || !block || !c.qkv || !c.pe || !c.cross_kv || (o.mode == DECODE_BEAM && !c.scratch)) {
         err_set(err, "out of memory for a trace of %zu bytes", bytes);
         free(block);
         goto fail;
@@ -715,6 +798,7 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
 
     const char *const *src_labels = token_labels(&c, m->src, src_ids, n);
     Seq mem = {encode(&c, src_ids, n, src_labels), n, src_labels, "n"};
+    project_memory(&c, mem);
     int rc = 0;
     if (o.mode == DECODE_TEACHER) rc = run_teacher(&c, mem);
     else if (o.mode == DECODE_BEAM) rc = run_beam(&c, mem);
@@ -726,11 +810,13 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
     record_output(&c);
     free(c.qkv);
     free(c.pe);
+    free(c.cross_kv);
     free(c.scratch);
     return tr;
 fail:
     free(c.qkv);
     free(c.pe);
+    free(c.cross_kv);
     free(c.scratch);
     trace_free(tr);
     return NULL;

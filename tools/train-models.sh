@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Regenerates the toy corpora and trains the shipped models from scratch, with
+# the same seeds and settings that made the files in assets/.
+#   bash tools/train-models.sh            overwrite assets/corpus and assets/models
+#   bash tools/train-models.sh --check    train into a temporary folder and compare
+#                                         with the shipped files (nothing in assets/ changes)
+# Run tools/setup.sh first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tt=build/transformer-tracer
+check=false
+[ "${1:-}" = "--check" ] && check=true
+out=assets
+if $check; then
+    out=$(mktemp -d)
+    trap 'rm -rf "$out"' EXIT
+fi
+status=0
+for pair in en-zh en-fr; do
+    case $pair in
+        en-zh) name="en→zh-TW (toy corpus)" ;;
+        en-fr) name="en→fr (toy corpus)" ;;
+    esac
+    mkdir -p "$out/corpus/$pair" "$out/models"
+    $tt corpus --pair "$pair" --seed 1 --out "$out/corpus/$pair"
+    # d_model 64, 4 heads, 2+2 layers, d_ff 256; decoder layer 2's head 1 learns the gold alignments
+    $tt train --train "$out/corpus/$pair/train.tsv" --valid "$out/corpus/$pair/valid.tsv" \
+        --out "$out/models/$pair.safetensors" --name "$name" --seed 1 --threads 2 \
+        --d-model 64 --nhead 4 --layers 2 --d-ff 256 --max-len 24 \
+        --steps 2000 --batch 32 --lr 0.002 --warmup 200 --label-smoothing 0.1 --clip 1 \
+        --supervise-head 2,1 --align-weight 1 --eval-every 500
+    $tt eval --model "$out/models/$pair.safetensors" --corpus "$out/corpus/$pair/test.tsv"
+    if $check; then
+        for f in train.tsv valid.tsv test.tsv; do
+            cmp -s "$out/corpus/$pair/$f" "assets/corpus/$pair/$f" || { echo "corpus $pair/$f differs from the shipped one"; status=1; }
+        done
+        if cmp -s "$out/models/$pair.safetensors" "assets/models/$pair.safetensors"; then
+            echo "$pair: the retrained model is byte-identical to the shipped one"
+        else
+            echo "$pair: the retrained model differs from the shipped one in its bytes (another compiler or CPU rounds differently); compare the figures above with docs/MODELS.md"
+        fi
+    fi
+done
+exit $status
