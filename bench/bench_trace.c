@@ -136,7 +136,7 @@ done:
 
 // A vocabulary of n tokens: the four specials, then w0004, w0005, …
 static Vocab *generated_vocab(int n, Error *err) {
-    char (*words)[8] = malloc((size_t)n * sizeof *words);
+    char (*words)[16] = malloc((size_t)n * sizeof *words);
     const char **toks = malloc((size_t)n * sizeof *toks);
     Vocab *v = NULL;
     if (!words || !toks) {
