@@ -13,6 +13,9 @@
 #include "model.h"
 #include "trace.h"
 #include "tt_config.h"
+#include "app/app.h"
+#include "app/gfx.h"
+#include "app/window.h"
 #include "commands.h"
 #include "toygen.h"
 #include "vocab.h"
@@ -24,7 +27,11 @@ enum { EXIT_USAGE = 2 };
 static const char *usage_text =
     "Usage: transformer-tracer COMMAND [OPTIONS]\n"
     "\n"
+    "With no command, opens the window on the shipped model.\n"
+    "\n"
     "Commands:\n"
+    "  window [--src TEXT]       open the window (the same as no command)\n"
+    "  export --src TEXT --stage ID --out FILE.png   draw one stage to a PNG, without a window\n"
     "  translate --src TEXT      translate a sentence; prints the output tokens\n"
     "  trace --src TEXT          write every stage of the computation as JSON\n"
     "  init --out FILE           write a randomly initialised model\n"
@@ -61,6 +68,13 @@ static const char *usage_text =
     "  --eval-every N            validation exact match every N steps (default 500)\n"
     "  --resume FILE             go on from a checkpoint (same architecture and vocabulary)\n"
     "  --skip-bad                skip malformed corpus lines instead of refusing the corpus\n"
+    "Options for export (and the decoding options above):\n"
+    "  --stage ID                stage id, e.g. dec.L2.cross_attn.weights (docs/TRACE.md)\n"
+    "  --head N --step N         head and decoding step (default: 1, or 0 where none applies)\n"
+    "  --width N --height N      image size in design pixels (default 1200 × 800)\n"
+    "  --scale X                 pixel density, e.g. 2 for slides (default 1)\n"
+    "  --dark                    dark theme\n"
+    "  --cmap NAME               viridis (default), cividis, magma or greys\n"
     "Options for eval:\n"
     "  --limit N                 evaluate the first N pairs only\n"
     "Options for corpus:\n"
@@ -79,6 +93,11 @@ typedef struct {
     unsigned long long seed;
     TrainArgs train;
     int limit;
+    const char *stage;
+    int head, step, width, height;
+    float scale;
+    bool dark, head_set, step_set;
+    Colormap cmap;
 } Args;
 
 static int usage_error(const char *fmt, const char *what) {
@@ -134,8 +153,12 @@ static int parse_args(int argc, char **argv, Args *a) {
             a->cmd = arg;
             continue;
         }
-        if (!strcmp(arg, "--skip-bad")) {  // the one flag without a value
+        if (!strcmp(arg, "--skip-bad")) {  // flags without a value
             a->train.skip_bad = true;
+            continue;
+        }
+        if (!strcmp(arg, "--dark")) {
+            a->dark = true;
             continue;
         }
         // --name value or --name=value
@@ -159,6 +182,20 @@ static int parse_args(int argc, char **argv, Args *a) {
         else if (!strcmp(name, "--tgt-vocab")) a->tgt_vocab = val;
         else if (!strcmp(name, "--name")) a->name = val;
         else if (!strcmp(name, "--corpus")) a->corpus = val;
+        else if (!strcmp(name, "--stage")) a->stage = val;
+        else if (!strcmp(name, "--head")) bad = parse_long(name, val, 0, 256, &v) || (a->head = (int)v, a->head_set = true, 0);
+        else if (!strcmp(name, "--step")) bad = parse_long(name, val, 0, 4096, &v) || (a->step = (int)v, a->step_set = true, 0);
+        else if (!strcmp(name, "--width")) bad = parse_long(name, val, 100, 8192, &v) || (a->width = (int)v, 0);
+        else if (!strcmp(name, "--height")) bad = parse_long(name, val, 100, 8192, &v) || (a->height = (int)v, 0);
+        else if (!strcmp(name, "--scale")) {
+            bad = parse_float(name, val, &a->scale);
+            if (!bad && !(a->scale >= 0.25f && a->scale <= 8.0f)) return usage_error("--scale takes 0.25 to 8, got \"%s\"", val);
+        } else if (!strcmp(name, "--cmap")) {
+            int k = 0;
+            while (k < CMAP_COUNT && strcmp(val, cmap_name((Colormap)k))) k++;
+            if (k == CMAP_COUNT) return usage_error("--cmap takes viridis, cividis, magma or greys, got \"%s\"", val);
+            a->cmap = (Colormap)k;
+        }
         else if (!strcmp(name, "--pair")) a->pair = val;
         else if (!strcmp(name, "--train")) a->train.train = val;
         else if (!strcmp(name, "--valid")) a->train.valid = val;
@@ -208,10 +245,7 @@ static int parse_args(int argc, char **argv, Args *a) {
         if (bad) return EXIT_USAGE;
     }
     a->dec.seed = a->seed;
-    if (!a->cmd) {
-        fputs(usage_text, stderr);
-        return EXIT_USAGE;
-    }
+    if (!a->cmd) a->cmd = "window";
     return 0;
 }
 
@@ -399,10 +433,76 @@ static int cmd_corpus(const Args *a) {
     return 0;
 }
 
+static int cmd_window(const Args *a) {
+    char buf[2 * PATH_MAX];
+    AppOptions o = {.model_path = a->model ? a->model : default_model(buf, sizeof buf), .src = a->src, .decode = a->dec,
+                    .dark = a->dark, .cmap = a->cmap, .scale = a->scale};
+    return window_run(&o);
+}
+
+// Draws one stage of a sentence's trace to a PNG, with no window or display.
+static int cmd_export(const Args *a) {
+    if (!a->src || !a->stage || !a->out) return usage_error("%s needs --src TEXT, --stage ID and --out FILE.png", "export");
+    Error err;
+    const char *font = gfx_find_font(&err);
+    if (!font) {
+        fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+        return 1;
+    }
+    Model *m = load_model(a);
+    if (!m) return 1;
+    int rc = 1;
+    Tokens src = {0}, tgt = {0};
+    Trace *t = NULL;
+    if (tokenize(m->src, "source sentence", a->src, m->cfg.max_len, &src)) goto done;
+    DecodeOptions opt = a->dec;
+    if (a->target) {
+        if (tokenize(m->tgt, "target sentence", a->target, m->cfg.max_len - 1, &tgt)) goto done;
+        opt.mode = DECODE_TEACHER;
+        opt.target = tgt.ids;
+        opt.target_len = tgt.n;
+    }
+    t = trace_run(m, src.ids, src.n, &opt, &err);
+    if (!t) {
+        fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+        goto done;
+    }
+    // the head and step default to the first that the stage has
+    int index = -1;
+    for (int i = 0; i < trace_count(t) && index < 0; i++) {
+        const Step *s = trace_step(t, i);
+        char id[128];
+        if (strcmp(trace_stage_id(s, id, sizeof id), a->stage)) continue;
+        if ((a->head_set && s->head != a->head) || (a->step_set && s->dstep != a->step)) continue;
+        index = i;
+    }
+    if (index < 0) {
+        fprintf(stderr, "transformer-tracer: this trace has no stage \"%s\"", a->stage);
+        if (a->head_set) fprintf(stderr, " with head %d", a->head);
+        if (a->step_set) fprintf(stderr, " at decoding step %d", a->step);
+        fprintf(stderr, " (stage ids: docs/TRACE.md; try trace --src to list them)\n");
+        goto done;
+    }
+    if (app_render_step_png(m, t, index, a->width ? a->width : 1200, a->height ? a->height : 800, a->scale > 0 ? a->scale : 1.0f, a->dark,
+                            a->cmap, font, a->out, &err)) {
+        fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+        goto done;
+    }
+    rc = 0;
+done:
+    trace_free(t);
+    voc_tokens_deinit(&src);
+    voc_tokens_deinit(&tgt);
+    mdl_free(m);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     Args a = {0};
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc;
+    if (!strcmp(a.cmd, "window")) return cmd_window(&a);
+    if (!strcmp(a.cmd, "export")) return cmd_export(&a);
     if (!strcmp(a.cmd, "translate")) return cmd_run(&a, false);
     if (!strcmp(a.cmd, "trace")) return cmd_run(&a, true);
     if (!strcmp(a.cmd, "init")) return cmd_init(&a);

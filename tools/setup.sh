@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(gcc meson ninja-build pkg-config libcmocka-dev python3)
+packages=(gcc meson ninja-build pkg-config libcmocka-dev python3 libsdl2-dev libsdl2-ttf-dev libpng-dev fonts-noto-cjk)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,0 +1,60 @@
+// The tracer window's state and behaviour, apart from the window itself: it
+// takes SDL events and draws onto a Gfx canvas, so tests and the headless
+// export drive it without a display.
+#ifndef TT_APP_H
+#define TT_APP_H
+
+#include <SDL.h>
+#include <stdbool.h>
+
+#include "gfx.h"
+#include "i18n.h"
+#include "model.h"
+#include "theme.h"
+#include "trace.h"
+
+typedef struct {
+    const char *model_path;     // NULL: the shipped default
+    const char *src;            // the first sentence
+    DecodeOptions decode;
+    bool dark;
+    Colormap cmap;
+    Lang lang;
+    float scale;                // UI scale; 0 = 1
+} AppOptions;
+
+typedef struct App App;
+
+// Loads the model and traces the sentence. A sentence that cannot run is
+// reported in the status line, not as an error.
+App *app_new(const AppOptions *o, Gfx *g, Error *err);
+void app_free(App *a);
+
+// Handles one event; returns true when the window must be redrawn.
+bool app_event(App *a, const SDL_Event *e);
+// Advances playback; returns true when it moved (call when a timer fires).
+bool app_tick(App *a, Uint32 now_ms);
+// Milliseconds until the next playback tick, or -1 when not playing.
+int app_next_tick(const App *a, Uint32 now_ms);
+// Draws the whole window onto the canvas.
+void app_draw(App *a);
+bool app_quit_requested(const App *a);
+bool app_fullscreen_requested(App *a, bool *on);
+
+// For tests and scripts.
+int app_step(const App *a);
+void app_set_step(App *a, int step);
+const Trace *app_trace(const App *a);
+const char *app_status(const App *a);
+// Runs a new sentence (as if typed and Enter pressed). Returns 0, or -1 with the reason in the status line.
+int app_set_sentence(App *a, const char *text);
+const char *app_sentence(const App *a);
+// Saves the current view (PNG, rendered at scale, plus CSV) into dir; writes the PNG path into out.
+int app_export_view(App *a, const char *dir, float scale, char *out, size_t size, Error *err);
+
+// Renders one step of a trace into a PNG of w × h at scale, with title and
+// formula (the headless export).
+int app_render_step_png(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, Colormap cmap,
+                        const char *font, const char *path, Error *err);
+
+#endif

@@ -1,0 +1,295 @@
+#include "gfx.h"
+
+#include <SDL_ttf.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_FONTS 24
+#define TEXT_CACHE 2048
+
+typedef struct {
+    int px;
+    TTF_Font *font;
+} FontSize;
+
+typedef struct {
+    char *text;
+    int px;
+    Color color;
+    SDL_Surface *surface;
+} TextEntry;
+
+struct Gfx {
+    SDL_Surface *surface;
+    float scale;
+    char *font_path;
+    FontSize fonts[MAX_FONTS];
+    int n_fonts;
+    TextEntry cache[TEXT_CACHE];
+    SDL_Rect clip;
+};
+
+// Noto Sans CJK TC: Latin and both Chinese scripts in one face (index 3 of the collection).
+static const struct {
+    const char *path;
+} font_paths[] = {
+    {"/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"},
+    {"/usr/share/fonts/noto-cjk/NotoSansCJK-Regular.ttc"},
+    {"/usr/share/fonts/google-noto-cjk/NotoSansCJK-Regular.ttc"},
+    {"/usr/share/fonts/opentype/noto/NotoSansCJKtc-Regular.otf"},
+};
+
+const char *gfx_find_font(Error *err) {
+    const char *env = getenv("TRANSFORMER_TRACER_FONT");
+    if (env) {
+        if (access(env, R_OK) == 0) return env;
+        err_set(err, "TRANSFORMER_TRACER_FONT names %s, which cannot be read", env);
+        return NULL;
+    }
+    for (size_t i = 0; i < sizeof font_paths / sizeof *font_paths; i++)
+        if (access(font_paths[i].path, R_OK) == 0) return font_paths[i].path;
+    err_set(err, "no font with Latin and Chinese letters found; install the package fonts-noto-cjk "
+                 "(sudo apt-get install fonts-noto-cjk) or set TRANSFORMER_TRACER_FONT to a .ttf/.ttc/.otf file");
+    return NULL;
+}
+
+Gfx *gfx_new(int w, int h, const char *font_path, Error *err) {
+    if (!TTF_WasInit() && TTF_Init() < 0) {
+        err_set(err, "cannot start the font renderer: %s", TTF_GetError());
+        return NULL;
+    }
+    Gfx *g = calloc(1, sizeof *g);
+    if (!g) goto oom;
+    g->scale = 1.0f;
+    g->font_path = strdup(font_path);
+    if (!g->font_path) goto oom;
+    // open one size now, so that a broken font file is reported at start
+    TTF_Font *probe = TTF_OpenFontIndex(font_path, 16, strstr(font_path, ".ttc") ? 3 : 0);
+    if (!probe) {
+        err_set(err, "%s: cannot open the font: %s", font_path, TTF_GetError());
+        gfx_free(g);
+        return NULL;
+    }
+    g->fonts[g->n_fonts++] = (FontSize){16, probe};
+    if (gfx_resize(g, w, h)) goto oom;
+    return g;
+oom:
+    err_set(err, "out of memory for a %d×%d canvas", w, h);
+    gfx_free(g);
+    return NULL;
+}
+
+static void cache_clear(Gfx *g) {
+    for (int i = 0; i < TEXT_CACHE; i++) {
+        free(g->cache[i].text);
+        SDL_FreeSurface(g->cache[i].surface);
+        memset(&g->cache[i], 0, sizeof g->cache[i]);
+    }
+}
+
+void gfx_free(Gfx *g) {
+    if (!g) return;
+    cache_clear(g);
+    for (int i = 0; i < g->n_fonts; i++) TTF_CloseFont(g->fonts[i].font);
+    SDL_FreeSurface(g->surface);
+    free(g->font_path);
+    free(g);
+}
+
+int gfx_resize(Gfx *g, int w, int h) {
+    if (w < 1) w = 1;
+    if (h < 1) h = 1;
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
+    if (!s) return -1;
+    SDL_FreeSurface(g->surface);
+    g->surface = s;
+    gfx_clip(g, NULL);
+    return 0;
+}
+
+SDL_Surface *gfx_surface(Gfx *g) { return g->surface; }
+int gfx_width(const Gfx *g) { return g->surface->w; }
+int gfx_height(const Gfx *g) { return g->surface->h; }
+float gfx_scale(const Gfx *g) { return g->scale; }
+int gfx_px(const Gfx *g, float design_px) { return (int)lroundf(design_px * g->scale); }
+
+void gfx_set_scale(Gfx *g, float scale) {
+    if (scale < 0.5f) scale = 0.5f;
+    if (scale > 4.0f) scale = 4.0f;
+    g->scale = scale;
+}
+
+void gfx_clip(Gfx *g, const SDL_Rect *r) {
+    SDL_Rect all = {0, 0, g->surface->w, g->surface->h};
+    if (!r || !SDL_IntersectRect(r, &all, &g->clip)) g->clip = r ? (SDL_Rect){0, 0, 0, 0} : all;
+    SDL_SetClipRect(g->surface, &g->clip);
+}
+
+void gfx_clear(Gfx *g, Color c) { SDL_FillRect(g->surface, NULL, c | 0xFF000000u); }
+
+// Blends colour c with coverage a (0..1) into one pixel.
+static inline void blend(Uint32 *p, Color c, float a) {
+    float ca = (float)(c >> 24) / 255.0f * a;
+    if (ca <= 0.0f) return;
+    Uint32 d = *p;
+    int r = (int)((float)((c >> 16) & 255) * ca + (float)((d >> 16) & 255) * (1.0f - ca) + 0.5f);
+    int gr = (int)((float)((c >> 8) & 255) * ca + (float)((d >> 8) & 255) * (1.0f - ca) + 0.5f);
+    int b = (int)((float)(c & 255) * ca + (float)(d & 255) * (1.0f - ca) + 0.5f);
+    *p = 0xFF000000u | (Uint32)r << 16 | (Uint32)gr << 8 | (Uint32)b;
+}
+
+static Uint32 *pixel(Gfx *g, int x, int y) { return (Uint32 *)((Uint8 *)g->surface->pixels + (size_t)y * g->surface->pitch) + x; }
+
+void gfx_fill(Gfx *g, SDL_Rect r, Color c) {
+    if ((c >> 24) == 0xFF) {
+        SDL_FillRect(g->surface, &r, c);
+        return;
+    }
+    SDL_Rect v;
+    if (!SDL_IntersectRect(&r, &g->clip, &v)) return;
+    for (int y = v.y; y < v.y + v.h; y++)
+        for (int x = v.x; x < v.x + v.w; x++) blend(pixel(g, x, y), c, 1.0f);
+}
+
+void gfx_frame(Gfx *g, SDL_Rect r, int t, Color c) {
+    if (t < 1) t = 1;
+    gfx_fill(g, (SDL_Rect){r.x, r.y, r.w, t}, c);
+    gfx_fill(g, (SDL_Rect){r.x, r.y + r.h - t, r.w, t}, c);
+    gfx_fill(g, (SDL_Rect){r.x, r.y + t, t, r.h - 2 * t}, c);
+    gfx_fill(g, (SDL_Rect){r.x + r.w - t, r.y + t, t, r.h - 2 * t}, c);
+}
+
+void gfx_hatch(Gfx *g, SDL_Rect r, int spacing, Color c) {
+    SDL_Rect v;
+    if (spacing < 2 || !SDL_IntersectRect(&r, &g->clip, &v)) return;
+    for (int y = v.y; y < v.y + v.h; y++)
+        for (int x = v.x; x < v.x + v.w; x++)
+            if ((x + y) % spacing == 0) blend(pixel(g, x, y), c, 1.0f);
+}
+
+void gfx_line(Gfx *g, float x0, float y0, float x1, float y1, float width, Color c) {
+    float half = width / 2.0f;
+    int bx0 = (int)floorf(fminf(x0, x1) - half - 1), bx1 = (int)ceilf(fmaxf(x0, x1) + half + 1);
+    int by0 = (int)floorf(fminf(y0, y1) - half - 1), by1 = (int)ceilf(fmaxf(y0, y1) + half + 1);
+    if (bx0 < g->clip.x) bx0 = g->clip.x;
+    if (by0 < g->clip.y) by0 = g->clip.y;
+    if (bx1 > g->clip.x + g->clip.w) bx1 = g->clip.x + g->clip.w;
+    if (by1 > g->clip.y + g->clip.h) by1 = g->clip.y + g->clip.h;
+    float dx = x1 - x0, dy = y1 - y0, len2 = dx * dx + dy * dy;
+    for (int y = by0; y < by1; y++)
+        for (int x = bx0; x < bx1; x++) {
+            // coverage from the distance of the pixel centre to the segment
+            float px = (float)x + 0.5f - x0, py = (float)y + 0.5f - y0;
+            float t = len2 > 0.0f ? (px * dx + py * dy) / len2 : 0.0f;
+            t = t < 0.0f ? 0.0f : t > 1.0f ? 1.0f : t;
+            float ex = px - t * dx, ey = py - t * dy, d = sqrtf(ex * ex + ey * ey);
+            float cover = half + 0.5f - d;
+            if (cover > 0.0f) blend(pixel(g, x, y), c, cover > 1.0f ? 1.0f : cover);
+        }
+}
+
+static TTF_Font *font_for(Gfx *g, int px) {
+    if (px < 4) px = 4;
+    for (int i = 0; i < g->n_fonts; i++)
+        if (g->fonts[i].px == px) return g->fonts[i].font;
+    TTF_Font *f = TTF_OpenFontIndex(g->font_path, px, strstr(g->font_path, ".ttc") ? 3 : 0);
+    if (!f) return g->fonts[0].font;
+    if (g->n_fonts == MAX_FONTS) {  // forget the oldest size
+        TTF_CloseFont(g->fonts[1].font);
+        memmove(&g->fonts[1], &g->fonts[2], (MAX_FONTS - 2) * sizeof g->fonts[0]);
+        g->n_fonts--;
+    }
+    g->fonts[g->n_fonts++] = (FontSize){px, f};
+    return f;
+}
+
+// SDL_ttf has no fallback between fonts: characters the font lacks are spelt
+// another way (Kᵀ → K^T, W₁ → W1) or shown as "?", never as empty boxes.
+static const char *displayable(Gfx *g, const char *in, char *buf, size_t size) {
+    bool plain = true;
+    for (const char *p = in; *p && plain; p++) plain = (unsigned char)*p < 0x80;
+    if (plain) return in;
+    TTF_Font *f = g->fonts[0].font;
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && o + 8 < size;) {
+        int len = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : 4;
+        Uint32 cp = len == 1 ? *p : len == 2 ? *p & 0x1Fu : len == 3 ? *p & 0x0Fu : *p & 0x07u;
+        for (int k = 1; k < len; k++) {
+            if ((p[k] & 0xC0) != 0x80) {  // broken UTF-8: stop here
+                buf[o] = '\0';
+                return buf;
+            }
+            cp = (cp << 6) | (p[k] & 0x3Fu);
+        }
+        if (len == 1 || TTF_GlyphIsProvided32(f, cp)) {
+            memcpy(buf + o, p, (size_t)len);
+            o += (size_t)len;
+        } else if (cp == 0x1D40) {
+            memcpy(buf + o, "^T", 2);
+            o += 2;
+        } else if (cp >= 0x2080 && cp <= 0x2089) {
+            buf[o++] = (char)('0' + (cp - 0x2080));
+        } else {
+            buf[o++] = '?';
+        }
+        p += len;
+    }
+    buf[o] = '\0';
+    return buf;
+}
+
+static SDL_Surface *render_text(Gfx *g, const char *text, int px, Color c) {
+    Uint32 h = 2166136261u;
+    for (const char *s = text; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
+    h = (h ^ (Uint32)px) * 16777619u;
+    h = (h ^ c) * 16777619u;
+    TextEntry *e = &g->cache[h % TEXT_CACHE];
+    if (e->text && e->px == px && e->color == c && !strcmp(e->text, text)) return e->surface;
+    free(e->text);
+    SDL_FreeSurface(e->surface);
+    SDL_Color col = {(Uint8)(c >> 16), (Uint8)(c >> 8), (Uint8)c, (Uint8)(c >> 24)};
+    char buf[1024];
+    e->surface = TTF_RenderUTF8_Blended(font_for(g, px), displayable(g, text, buf, sizeof buf), col);
+    e->text = e->surface ? strdup(text) : NULL;
+    e->px = px;
+    e->color = c;
+    return e->surface;
+}
+
+int gfx_text_width(Gfx *g, const char *utf8, int px) {
+    if (!*utf8) return 0;
+    int w = 0, h = 0;
+    char buf[1024];
+    TTF_SizeUTF8(font_for(g, px), displayable(g, utf8, buf, sizeof buf), &w, &h);
+    return w;
+}
+
+int gfx_line_height(Gfx *g, int px) { return TTF_FontLineSkip(font_for(g, px)); }
+
+int gfx_text(Gfx *g, int x, int y, const char *utf8, int px, Color c, int align) {
+    if (!utf8 || !*utf8) return 0;
+    SDL_Surface *s = render_text(g, utf8, px, c);
+    if (!s) return 0;
+    SDL_Rect dst = {align == GFX_CENTER ? x - s->w / 2 : align == GFX_RIGHT ? x - s->w : x, y, s->w, s->h};
+    SDL_BlitSurface(s, NULL, g->surface, &dst);
+    return s->w;
+}
+
+int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align) {
+    if (gfx_text_width(g, utf8, px) <= w) return gfx_text(g, x, y, utf8, px, c, align);
+    // cut at a character boundary until the text and "…" fit
+    char buf[256];
+    size_t n = strlen(utf8);
+    if (n > sizeof buf - 4) n = sizeof buf - 4;
+    while (n > 0) {
+        do n--;
+        while (n > 0 && ((unsigned char)utf8[n] & 0xC0) == 0x80);
+        memcpy(buf, utf8, n);
+        memcpy(buf + n, "\xE2\x80\xA6", 4);
+        if (gfx_text_width(g, buf, px) <= w) return gfx_text(g, x, y, buf, px, c, align);
+    }
+    return 0;
+}

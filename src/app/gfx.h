@@ -1,0 +1,60 @@
+// Drawing onto a software surface. The window, the headless tests and the PNG
+// export all draw through this one module onto an SDL_Surface, so all three
+// show the same pixels; the window only copies the finished surface to the
+// screen.
+#ifndef TT_GFX_H
+#define TT_GFX_H
+
+#include <SDL.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "error.h"
+
+// Colours are 0xAARRGGBB.
+typedef uint32_t Color;
+
+typedef struct Gfx Gfx;
+
+enum { GFX_LEFT = 0, GFX_CENTER = 1, GFX_RIGHT = 2 };
+
+// The font file the app uses, found at start: TRANSFORMER_TRACER_FONT, then
+// Noto Sans CJK (Debian's fonts-noto-cjk), which covers Latin, Traditional
+// and Simplified Chinese in one face. NULL with err set when none is found.
+const char *gfx_find_font(Error *err);
+
+// A w × h canvas at UI scale 1 (gfx_set_scale changes it: Ctrl +/−, HiDPI).
+Gfx *gfx_new(int w, int h, const char *font_path, Error *err);
+void gfx_free(Gfx *g);
+// Resizes the canvas (contents are lost). Returns 0 or -1.
+int gfx_resize(Gfx *g, int w, int h);
+SDL_Surface *gfx_surface(Gfx *g);
+int gfx_width(const Gfx *g);
+int gfx_height(const Gfx *g);
+void gfx_set_scale(Gfx *g, float scale);
+float gfx_scale(const Gfx *g);
+// A length in design pixels times the UI scale, rounded.
+int gfx_px(const Gfx *g, float design_px);
+
+// Restricts drawing to r (NULL: the whole canvas).
+void gfx_clip(Gfx *g, const SDL_Rect *r);
+void gfx_clear(Gfx *g, Color c);
+// Fills r, blending by the colour's alpha.
+void gfx_fill(Gfx *g, SDL_Rect r, Color c);
+// A rectangle's outline, t pixels thick, inside r.
+void gfx_frame(Gfx *g, SDL_Rect r, int t, Color c);
+// Diagonal lines every spacing pixels across r (for masked cells).
+void gfx_hatch(Gfx *g, SDL_Rect r, int spacing, Color c);
+// An anti-aliased line of the given width.
+void gfx_line(Gfx *g, float x0, float y0, float x1, float y1, float width, Color c);
+
+// Text in UTF-8 at a pixel height (already scaled). y is the top of the line.
+// Returns the width drawn. Text is cached, so redrawing the same label is cheap.
+int gfx_text(Gfx *g, int x, int y, const char *utf8, int px, Color c, int align);
+int gfx_text_width(Gfx *g, const char *utf8, int px);
+// Line height for a pixel size.
+int gfx_line_height(Gfx *g, int px);
+// Draws text fitted into width w: cut with "…" when too long. Returns the width drawn.
+int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align);
+
+#endif

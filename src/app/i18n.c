@@ -1,0 +1,77 @@
+#include "i18n.h"
+
+static const char *const strings[LANG_COUNT][S_COUNT] = {
+    [LANG_EN] = {
+        [S_STEP] = "Step %d of %d",
+        [S_LAYER] = "layer",
+        [S_HEAD] = "head",
+        [S_DECODING_STEP] = "decoding step",
+        [S_ALL_HEADS] = "all heads",
+        [S_SHAPE] = "shape",
+        [S_SOURCE] = "Source",
+        [S_HELP_TITLE] = "Keyboard shortcuts",
+        [S_HELP_KEYS] = "\xE2\x86\x92 / \xE2\x86\x90\tnext / previous step\n"
+                        "Shift + \xE2\x86\x92 / \xE2\x86\x90\tnext / previous stage\n"
+                        "Home / End\tfirst / last step\n"
+                        "Space\tplay / pause\n"
+                        "[ / ]\tslower / faster\n"
+                        "Page Up / Page Down\tprevious / next layer\n"
+                        "1 \xE2\x80\xA6 9\tshow that head\n"
+                        "Ctrl + L\ttype a sentence (Enter runs it, Esc leaves)\n"
+                        "Ctrl + S\tsave this view as PNG (and its numbers as CSV)\n"
+                        "Ctrl + Shift + S\tsave the whole window as PNG\n"
+                        "Ctrl + + / \xE2\x88\x92 / 0\tlarger / smaller / normal size\n"
+                        "F11\tfull screen\n"
+                        "T\tlight / dark theme\n"
+                        "C\tnext colour map\n"
+                        "F2\tEnglish / \xE4\xB8\xAD\xE6\x96\x87\n"
+                        "?\tshow / hide this help\n"
+                        "Ctrl + Q\tquit",
+        [S_SAVED] = "Saved %s",
+        [S_TYPE_SENTENCE] = "Type an English sentence and press Enter",
+        [S_UNKNOWN_WORDS] = "Not in the vocabulary, read as <unk>:%s",
+        [S_PLAYING] = "playing",
+        [S_ENCODER] = "encoder",
+        [S_DECODER] = "decoder",
+    },
+    [LANG_ZH_TW] = {
+        [S_STEP] = "第 %d 步，共 %d 步",
+        [S_LAYER] = "層",
+        [S_HEAD] = "頭",
+        [S_DECODING_STEP] = "解碼步驟",
+        [S_ALL_HEADS] = "所有注意力頭",
+        [S_SHAPE] = "形狀",
+        [S_SOURCE] = "原文",
+        [S_HELP_TITLE] = "鍵盤快速鍵",
+        [S_HELP_KEYS] = "\xE2\x86\x92 / \xE2\x86\x90\t下一步／上一步\n"
+                        "Shift + \xE2\x86\x92 / \xE2\x86\x90\t下一階段／上一階段\n"
+                        "Home / End\t第一步／最後一步\n"
+                        "空白鍵\t播放／暫停\n"
+                        "[ / ]\t放慢／加快\n"
+                        "Page Up / Page Down\t上一層／下一層\n"
+                        "1 \xE2\x80\xA6 9\t顯示該注意力頭\n"
+                        "Ctrl + L\t輸入句子（Enter 執行，Esc 離開）\n"
+                        "Ctrl + S\t將此畫面存成 PNG（數值存成 CSV）\n"
+                        "Ctrl + Shift + S\t將整個視窗存成 PNG\n"
+                        "Ctrl + + / \xE2\x88\x92 / 0\t放大／縮小／原始大小\n"
+                        "F11\t全螢幕\n"
+                        "T\t淺色／深色主題\n"
+                        "C\t下一個色彩對應\n"
+                        "F2\tEnglish / 中文\n"
+                        "?\t顯示／隱藏說明\n"
+                        "Ctrl + Q\t結束",
+        [S_SAVED] = "已儲存 %s",
+        [S_TYPE_SENTENCE] = "輸入英文句子，按 Enter 執行",
+        [S_UNKNOWN_WORDS] = "不在詞彙表中，以 <unk> 代替：%s",
+        [S_PLAYING] = "播放中",
+        [S_ENCODER] = "編碼器",
+        [S_DECODER] = "解碼器",
+    },
+};
+
+const char *i18n(Lang lang, StringId id) {
+    const char *s = strings[lang][id];
+    return s ? s : strings[LANG_EN][id];
+}
+
+const char *i18n_lang_name(Lang lang) { return lang == LANG_ZH_TW ? "繁體中文" : "English"; }

@@ -1,0 +1,45 @@
+#include "image.h"
+
+#include <png.h>
+#include <stdlib.h>
+
+#include "fileio.h"
+
+int img_save_png(const char *path, SDL_Surface *s, Error *err) {
+    AtomicFile af;
+    if (fio_atomic_open(&af, path, err)) return -1;
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_infop info = png ? png_create_info_struct(png) : NULL;
+    png_bytep row = malloc((size_t)s->w * 3);
+    if (!png || !info || !row) {
+        png_destroy_write_struct(&png, &info);
+        free(row);
+        fio_atomic_abort(&af);
+        return err_set(err, "%s: out of memory writing the PNG", path);
+    }
+    if (setjmp(png_jmpbuf(png))) {  // libpng reports its errors by longjmp
+        png_destroy_write_struct(&png, &info);
+        free(row);
+        fio_atomic_abort(&af);
+        return err_set(err, "%s: writing the PNG failed", path);
+    }
+    png_init_io(png, af.fp);
+    png_set_IHDR(png, info, (png_uint_32)s->w, (png_uint_32)s->h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                 PNG_FILTER_TYPE_DEFAULT);
+    png_write_info(png, info);
+    SDL_LockSurface(s);
+    for (int y = 0; y < s->h; y++) {
+        const Uint32 *p = (const Uint32 *)((const Uint8 *)s->pixels + (size_t)y * s->pitch);
+        for (int x = 0; x < s->w; x++) {
+            row[3 * x] = (png_byte)(p[x] >> 16);
+            row[3 * x + 1] = (png_byte)(p[x] >> 8);
+            row[3 * x + 2] = (png_byte)p[x];
+        }
+        png_write_row(png, row);
+    }
+    SDL_UnlockSurface(s);
+    png_write_end(png, NULL);
+    png_destroy_write_struct(&png, &info);
+    free(row);
+    return fio_atomic_commit(&af, err);
+}
