@@ -269,10 +269,14 @@ int cmd_train(const TrainArgs *a) {
         }
         mdl_init_random(m, a->seed);
     }
-    free(m->name);
-    m->name = strdup(a->name ? a->name : "trained");
-    m->align_layer = a->tc.align_layer;
-    m->align_head = a->tc.align_layer ? a->tc.align_head : 0;
+    if (a->name || !a->resume) {  // a resumed checkpoint keeps its name and head unless given again
+        free(m->name);
+        m->name = strdup(a->name ? a->name : "trained");
+    }
+    if (a->tc.align_layer || !a->resume) {
+        m->align_layer = a->tc.align_layer;
+        m->align_head = a->tc.align_layer ? a->tc.align_head : 0;
+    }
 
     int too_long = 0, too_long_valid = 0;
     if (dataset_make(&dtrain, train, m, &too_long, &err) || (valid && dataset_make(&dvalid, valid, m, &too_long_valid, &err))) {
@@ -301,6 +305,10 @@ int cmd_train(const TrainArgs *a) {
         fprintf(stderr, "transformer-tracer: out of memory\n");
         goto done;
     }
+    // catch Ctrl-C from the moment the run says it is training
+    interrupted = 0;
+    struct sigaction sa = {.sa_handler = on_sigint}, old_sa;
+    sigaction(SIGINT, &sa, &old_sa);
     fprintf(stderr, "training %s: %d pairs, vocabularies %d + %d, %ld parameters, %d steps of %d pairs, %d thread%s\n", a->out, dtrain.n,
             voc_size(m->src), voc_size(m->tgt), m->n_params, a->steps, B, a->tc.threads, a->tc.threads > 1 ? "s" : "");
 
@@ -308,9 +316,6 @@ int cmd_train(const TrainArgs *a) {
     rng_init(&rng, a->seed ^ 0x5eedULL);
     for (int i = 0; i < dtrain.n; i++) order[i] = i;
     shuffle(order, dtrain.n, &rng);
-    interrupted = 0;
-    struct sigaction sa = {.sa_handler = on_sigint}, old_sa;
-    sigaction(SIGINT, &sa, &old_sa);
     bool tty = isatty(STDERR_FILENO);
     double start = now(), last_print = 0.0, valid_acc = -1.0, ema_loss = NAN;
     long tokens_seen = 0;

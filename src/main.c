@@ -509,8 +509,9 @@ int main(int argc, char **argv) {
     if (!strcmp(a.cmd, "corpus")) return cmd_corpus(&a);
     if (!strcmp(a.cmd, "train")) {
         if (!a.train.train || !a.out) return usage_error("%s needs --train FILE and --out FILE", "train");
-        if (a.train.tc.lr <= 0.0f || a.train.tc.label_smoothing < 0.0f || a.train.tc.label_smoothing >= 1.0f || a.train.tc.clip_norm < 0.0f)
-            return usage_error("%s: --lr must be above 0, --label-smoothing in [0, 1), --clip 0 or more", "train");
+        if (a.train.tc.lr <= 0.0f || a.train.tc.label_smoothing < 0.0f || a.train.tc.label_smoothing >= 1.0f || a.train.tc.clip_norm < 0.0f ||
+            a.train.tc.align_weight < 0.0f)
+            return usage_error("%s: --lr must be above 0, --label-smoothing in [0, 1), --clip and --align-weight 0 or more", "train");
         a.train.out = a.out;
         a.train.name = a.name;
         a.train.cfg = a.cfg;

@@ -1,6 +1,7 @@
 #include "fileio.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -98,6 +99,10 @@ int fio_atomic_open(AtomicFile *af, const char *path, Error *err) {
     size_t dir_len = (size_t)(base - path);  // includes the trailing '/'
     if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
         return err_set(err, "%s: not a file name", path);
+    // a folder at the target would only fail at the final rename: say so now
+    struct stat st;
+    bool target_exists = stat(path, &st) == 0;
+    if (target_exists && S_ISDIR(st.st_mode)) return err_set(err, "%s: is a directory", path);
 
     // Same directory as the target, so rename() never crosses file systems.
     static const char suffix[] = ".tmp.XXXXXX";
@@ -122,8 +127,7 @@ int fio_atomic_open(AtomicFile *af, const char *path, Error *err) {
     }
     // mkstemp makes the file 0600; keep the target's mode, or the usual 0644
     // for a new file. Failing here is not fatal: the data is what matters.
-    struct stat st;
-    mode_t mode = stat(path, &st) == 0 ? (st.st_mode & 07777) : 0644;
+    mode_t mode = target_exists ? (st.st_mode & 07777) : 0644;
     (void)fchmod(fd, mode);
     af->fp = fdopen(fd, "wb");
     if (!af->fp) {
