@@ -49,6 +49,7 @@ static const char *usage_text =
     "  --seed N                  sampling seed; the same seed repeats a run (default 1)\n"
     "  --max-steps N             most output tokens (default: the model's max_len)\n"
     "  --top N                   candidates recorded at each step (default 5)\n"
+    "  --pad-to N                pad the source with <pad> to N tokens, as in a training batch, and mask the pads\n"
     "Options for trace:\n"
     "  --target TEXT             teacher forcing: the reference translation\n"
     "  --out FILE                write the JSON here (atomically) instead of stdout\n"
@@ -228,6 +229,7 @@ static int parse_args(int argc, char **argv, Args *a) {
         else if (!strcmp(name, "--top-k")) bad = parse_long(name, val, 0, INT_MAX, &v) || (a->dec.top_k = (int)v, 0);
         else if (!strcmp(name, "--top")) bad = parse_long(name, val, 1, 64, &v) || (a->dec.show_top = (int)v, 0);
         else if (!strcmp(name, "--max-steps")) bad = parse_long(name, val, 1, 4096, &v) || (a->dec.max_steps = (int)v, 0);
+        else if (!strcmp(name, "--pad-to")) bad = parse_long(name, val, 0, 4096, &v) || (a->dec.pad_to = (int)v, 0);
         else if (!strcmp(name, "--seed")) bad = parse_long(name, val, 0, LONG_MAX, &v) || (a->seed = (unsigned long long)v, 0);
         else if (!strcmp(name, "--temperature")) {
             bad = parse_float(name, val, &a->dec.temperature);

@@ -300,6 +300,34 @@ class TestTrace(CliCase):
         self.assertTrue(math.isfinite(mean) and mean > 0, f"mean_loss: {mean}")
         self.assertAlmostEqual(mean, sum(r[0] for r in loss[0]["values"]) / 6, places=4)
 
+    def test_pad_to(self):
+        # the source padded as in a training batch: the pads are masked, nothing real changes
+        words = SENTENCE.split()
+        n, pad_to = len(words), len(words) + 3
+        t = load_trace(self, "--pad-to", str(pad_to))
+        self.assertEqual(t["decode"]["pad_to"], pad_to)
+        self.assertEqual(t["output"]["output_tokens"], self.trace["output"]["output_tokens"])
+        self.assertEqual(self.translate("--pad-to", str(pad_to)), self.translate())
+        tokens, mask = t["steps"][0], t["steps"][1]
+        self.assertEqual((tokens["stage"], mask["stage"]), ("src.tokens", "src.padding_mask"))
+        self.assertEqual(mask["kind"], "mask")
+        self.assertEqual(mask["col_labels"], words + ["<pad>"] * 3)
+        self.assertEqual(mask["values"], [[0.0] * n + [float("-inf")] * 3])
+        for stage in ("enc.L1.self_attn.masked_scores", "dec.L2.cross_attn.masked_scores"):
+            self.assertTrue(steps_of(t, stage), f"expected: {stage} steps")
+            self.assertFalse(steps_of(self.trace, stage), f"expected: no {stage} without --pad-to")
+        for stage in ("enc.L2.self_attn.weights", "dec.L1.cross_attn.weights"):
+            for s in steps_of(t, stage):
+                self.assertEqual(s["shape"][1], pad_to)
+                for row in s["values"]:
+                    self.assertEqual(row[n:], [0.0] * 3, f"{stage} head {s['head']} step {s['step']}: {row}")
+        for probs, want in zip(steps_of(t, "dec.probs"), steps_of(self.trace, "dec.probs")):
+            diff = max(abs(a - b) for a, b in zip(probs["values"][0], want["values"][0]))
+            self.assertLessEqual(diff, 1e-5, f"dec.probs step {probs['step']}: maxdiff {diff}")
+        self.assert_error(run("trace", "--src", SENTENCE, "--pad-to", str(n - 1)), 1, names=("pad-to", str(n - 1)))
+        self.assert_error(run("translate", "--src", SENTENCE, "--pad-to", "30"), 1, names=("30", "24"))
+        self.assert_error(run("translate", "--src", SENTENCE, "--pad-to", "six"), 2, names=("--pad-to",))
+
 
 class TestTraceOut(CliCase):
     def setUp(self):

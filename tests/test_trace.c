@@ -278,18 +278,20 @@ static int next_step(const Trace *t, int i, const char *skip) {
 
 // Greedy decoding computes only the new row of each pass and copies the rest
 // from the previous step; beam search with width 1 makes the same choices but
-// runs every pass whole. Every recorded value must be the same.
+// runs every pass whole. Every recorded value must be the same, with and
+// without a padded source (whose cross-attention has masked scores).
 static void test_incremental_greedy_equals_full_passes(void **state) {
     (void)state;
     Model *m = default_model();
     char id[128];
     int last_dstep = 0;
-    for (size_t s = 0; s < sizeof sentences / sizeof *sentences; s++) {
+    for (size_t s = 0; s < 2 * sizeof sentences / sizeof *sentences; s++) {
         Tokens tok;
-        tokenize(m->src, sentences[s], &tok);
-        Trace *g = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_GREEDY, .max_steps = 10});
-        Trace *b = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_BEAM, .beam_width = 1, .max_steps = 10});
-        expect_same_output(g, b, sentences[s]);
+        tokenize(m->src, sentences[s / 2], &tok);
+        int pad_to = s % 2 ? tok.n + 2 : 0;
+        Trace *g = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_GREEDY, .max_steps = 10, .pad_to = pad_to});
+        Trace *b = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_BEAM, .beam_width = 1, .max_steps = 10, .pad_to = pad_to});
+        expect_same_output(g, b, sentences[s / 2]);
         int i = -1, j = -1;
         for (;;) {
             i = next_step(g, i + 1, "dec.choice");  // greedy's record of the token chosen
@@ -298,7 +300,7 @@ static void test_incremental_greedy_equals_full_passes(void **state) {
             const Step *x = trace_step(g, i), *y = trace_step(b, j);
             if (strcmp(x->name, y->name) || x->layer != y->layer || x->head != y->head || x->dstep != y->dstep || x->rows != y->rows ||
                 x->cols != y->cols)
-                fail_msg("%s step %d: expected: %s head %d step %d (%d×%d), got: %s head %d step %d (%d×%d)", sentences[s], i, y->name,
+                fail_msg("%s step %d: expected: %s head %d step %d (%d×%d), got: %s head %d step %d (%d×%d)", sentences[s / 2], i, y->name,
                          y->head, y->dstep, y->rows, y->cols, x->name, x->head, x->dstep, x->rows, x->cols);
             int differ = 0;
             double maxdiff = 0.0;
@@ -308,17 +310,128 @@ static void test_incremental_greedy_equals_full_passes(void **state) {
                     maxdiff = fmax(maxdiff, fabs((double)x->data[k] - y->data[k]));
                 }
             if (differ)
-                fail_msg("%s: %s head %d step %d: %d values differ from the full pass, maxdiff %.3g", sentences[s],
+                fail_msg("%s: %s head %d step %d: %d values differ from the full pass, maxdiff %.3g", sentences[s / 2],
                          trace_stage_id(x, id, sizeof id), x->head, x->dstep, differ, maxdiff);
             if (x->dstep > last_dstep) last_dstep = x->dstep;
         }
         if (i != trace_count(g) || j != trace_count(b))
-            fail_msg("%s: one trace ends early: greedy at step %d of %d, beam at %d of %d", sentences[s], i, trace_count(g), j, trace_count(b));
+            fail_msg("%s: one trace ends early: greedy at step %d of %d, beam at %d of %d", sentences[s / 2], i, trace_count(g), j, trace_count(b));
         trace_free(g);
         trace_free(b);
         voc_tokens_deinit(&tok);
     }
     assert_true(last_dstep >= 3);  // incremental passes were compared
+    mdl_free(m);
+}
+
+// A padded source, as in a training batch: the pads are masked as keys, so
+// the real tokens' values, every decoding step's probabilities and the output
+// are the unpadded run's; the pads get weight exactly 0 in every attention.
+static void expect_pads_unseen(const Trace *t, int n, int len) {
+    char id[128];
+    int checked = 0;
+    for (int i = 0; i < trace_count(t); i++) {
+        const Step *s = trace_step(t, i);
+        bool weights = !strcmp(s->name, "enc.self_attn.weights") || !strcmp(s->name, "dec.cross_attn.weights");
+        bool masked = !strcmp(s->name, "enc.self_attn.masked_scores") || !strcmp(s->name, "dec.cross_attn.masked_scores");
+        if (!weights && !masked) continue;
+        if (s->cols != len)
+            fail_msg("%s head %d step %d: expected: %d columns, got: %d", trace_stage_id(s, id, sizeof id), s->head, s->dstep, len, s->cols);
+        assert_string_equal(s->col_labels[len - 1], "<pad>");
+        for (int r = 0; r < s->rows; r++)
+            for (int k = 0; k < s->cols; k++) {
+                float v = s->data[(size_t)r * s->cols + k];
+                if (k >= n && (weights ? v != 0.0f : v != -INFINITY))
+                    fail_msg("%s head %d step %d [%d][%d]: pad column expected: %s, got: %g", trace_stage_id(s, id, sizeof id), s->head,
+                             s->dstep, r, k, weights ? "exactly 0" : "-inf", (double)v);
+                if (k < n && !isfinite(v))
+                    fail_msg("%s head %d step %d [%d][%d]: token column expected: finite, got: %g", trace_stage_id(s, id, sizeof id),
+                             s->head, s->dstep, r, k, (double)v);
+            }
+        checked += weights;
+    }
+    assert_true(checked > 0);
+}
+
+static void expect_padding_mask(const Model *m, const Trace *t, const Tokens *tok, int len) {
+    const Step *tokens = trace_step(t, 0), *mask = trace_step(t, 1);
+    assert_string_equal(tokens->name, "src.tokens");
+    assert_string_equal(mask->name, "src.padding_mask");  // right after the tokens
+    assert_string_equal(mask->kind, "mask");
+    assert_int_equal(mask->rows, 1);
+    assert_int_equal(mask->cols, len);
+    assert_int_equal(tokens->cols, len);
+    for (int j = 0; j < len; j++) {
+        float want = j < tok->n ? 0.0f : -INFINITY;
+        if (mask->data[j] != want) fail_msg("src.padding_mask[%d] expected: %g, got: %g", j, (double)want, (double)mask->data[j]);
+        int id = j < tok->n ? tok->ids[j] : voc_pad(m->src);
+        if ((int)tokens->data[j] != id) fail_msg("src.tokens[%d] expected: %d, got: %d", j, id, (int)tokens->data[j]);
+        assert_string_equal(mask->col_labels[j], voc_token(m->src, id));
+    }
+}
+
+// The first rows of stage (head, step) are the same in want and got, within
+// tol; returns the largest difference.
+static double expect_rows_equal(const Trace *want, const Trace *got, const char *stage, int head, int dstep, int rows, double tol,
+                                const char *what) {
+    int i = trace_find(want, stage, head, dstep), j = trace_find(got, stage, head, dstep);
+    if (i < 0 || j < 0) fail_msg("%s: %s head %d step %d expected in both traces, got: %d and %d", what, stage, head, dstep, i, j);
+    const Step *a = trace_step(want, i), *b = trace_step(got, j);
+    assert_int_equal(a->cols, b->cols);
+    double maxdiff = 0.0;
+    for (int k = 0; k < rows * a->cols; k++) maxdiff = fmax(maxdiff, fabs((double)a->data[k] - b->data[k]));
+    if (!(maxdiff <= tol)) fail_msg("%s: %s head %d step %d: maxdiff %.3g, tolerance %.3g", what, stage, head, dstep, maxdiff, tol);
+    return maxdiff;
+}
+
+static void test_padding_changes_nothing_real(void **state) {
+    (void)state;
+    Model *m = default_model();
+    Tokens tgt;
+    tokenize(m->tgt, "我 愛 自然 語言 處理", &tgt);
+    DecodeOptions modes[] = {{.mode = DECODE_GREEDY, .max_steps = 10},
+                             {.mode = DECODE_BEAM, .beam_width = 3, .max_steps = 6},
+                             {.mode = DECODE_SAMPLE, .temperature = 1.5f, .seed = 5, .max_steps = 8},
+                             {.mode = DECODE_TEACHER, .target = tgt.ids, .target_len = tgt.n}};
+    double maxdiff = 0.0;
+    for (size_t s = 0; s < sizeof sentences / sizeof *sentences; s++)
+        for (size_t k = 0; k < sizeof modes / sizeof *modes; k++) {
+            Tokens tok;
+            tokenize(m->src, sentences[s], &tok);
+            int len = tok.n + 3;
+            DecodeOptions o = modes[k];
+            Trace *plain = run(m, tok.ids, tok.n, o);
+            o.pad_to = len;
+            Trace *padded = run(m, tok.ids, tok.n, o);
+            char what[160];
+            snprintf(what, sizeof what, "\"%s\", mode %d, pad to %d", sentences[s], (int)o.mode, len);
+            expect_same_output(plain, padded, what);
+            expect_padding_mask(m, padded, &tok, len);
+            expect_pads_unseen(padded, tok.n, len);
+            check_attention_rows(padded);
+            // the masked scores are there only with padding on
+            assert_int_equal(trace_find(plain, "src.padding_mask", 0, 0), -1);
+            assert_int_equal(trace_find(plain, "enc.L1.self_attn.masked_scores", 1, 0), -1);
+            assert_true(trace_find(padded, "enc.L1.self_attn.masked_scores", 1, 0) >= 0);
+            assert_true(trace_find(padded, "dec.L2.cross_attn.masked_scores", 2, 1) >= 0);
+            // the real tokens' memory, then every decoding step's probabilities
+            maxdiff = fmax(maxdiff, expect_rows_equal(plain, padded, "enc.output", 0, 0, tok.n, 1e-5, what));
+            int steps = 0;
+            for (int i = 0; i < trace_count(plain); i++) {
+                const Step *p = trace_step(plain, i);
+                if (strcmp(p->name, "dec.probs")) continue;
+                maxdiff = fmax(maxdiff, expect_rows_equal(plain, padded, "dec.probs", 0, p->dstep, p->rows, 1e-5, what));
+                steps++;
+            }
+            assert_true(steps > 0);
+            if (o.mode == DECODE_TEACHER && fabsf(trace_mean_loss(plain) - trace_mean_loss(padded)) > 1e-5f)
+                fail_msg("%s: mean loss expected: %.7g, got: %.7g", what, (double)trace_mean_loss(plain), (double)trace_mean_loss(padded));
+            trace_free(plain);
+            trace_free(padded);
+            voc_tokens_deinit(&tok);
+        }
+    print_message("maxdiff padded vs unpadded (memory rows of the tokens, probabilities): %.3g\n", maxdiff);
+    voc_tokens_deinit(&tgt);
     mdl_free(m);
 }
 
@@ -484,6 +597,9 @@ static void test_bad_options(void **state) {
         {{.mode = DECODE_SAMPLE, .temperature = -1}, 3, "temperature"},
         {{.mode = DECODE_SAMPLE, .top_p = 1.5f}, 3, "top-p"},
         {{.mode = DECODE_TEACHER}, 3, "target"},
+        {{.mode = DECODE_GREEDY, .pad_to = 2}, 3, "shorter than the source"},
+        {{.mode = DECODE_GREEDY, .pad_to = 33}, 3, "at most 32"},
+        {{.mode = DECODE_GREEDY, .pad_to = -1}, 3, "pad-to"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         err.msg[0] = '\0';
@@ -506,6 +622,7 @@ int main(void) {
         cmocka_unit_test(test_attention_rows_sum_to_one),
         cmocka_unit_test(test_beam_width_one_is_greedy),
         cmocka_unit_test(test_incremental_greedy_equals_full_passes),
+        cmocka_unit_test(test_padding_changes_nothing_real),
         cmocka_unit_test(test_top_k_one_sampling_is_greedy),
         cmocka_unit_test(test_sampling_repeats_with_seed),
         cmocka_unit_test(test_top_p_keeps_the_nucleus),

@@ -20,7 +20,7 @@ struct Trace {
     size_t n_labels, cap_labels;
     char *chars;            // label strings made for the trace (beam hypotheses)
     size_t n_chars, cap_chars;
-    int *src_ids;           // src_n
+    int *src_ids;           // the source's src_n tokens, then <pad> up to opt.pad_to
     int src_n;
     int *out_ids;           // out_n generated tokens (cap: max_steps)
     int out_n;
@@ -38,6 +38,7 @@ typedef struct {
     float *qkv;             // full Q, K and V projections: 3 × rows × E
     float *pe;              // positional encoding for the longest sequence
     float *cross_kv;        // the memory's cross-attention K then V per decoder layer: (L, 2, n, E)
+    const float *key_padding_mask;  // src.padding_mask's data: 0 for a token, −inf for <pad> (n); NULL: padding is off
     int layer, head, dstep;
     int first_row;          // incremental pass: rows below it are copied from the previous pass; 0: none
     int prev_step;          // incremental pass: the previous pass's step that matches the next emit
@@ -57,23 +58,28 @@ static void add_attention(Size *s, const Config *c, size_t nq, size_t nk, bool m
     s->floats += 4 * nq * E + 2 * nk * E + H * nq * nk * (masked ? 3 : 2);
 }
 
-static Size encoder_size(const Config *c, size_t n) {
+// n counts the pads; padded: src.padding_mask and the masked scores are recorded.
+static Size encoder_size(const Config *c, size_t n, bool padded) {
     size_t E = (size_t)c->d_model, F = (size_t)c->d_ff;
     Size s = {4 + 1, n + 4 * n * E, n, 0};
+    if (padded) {  // src.padding_mask
+        s.steps += 1;
+        s.floats += n;
+    }
     for (int l = 0; l < c->n_enc; l++) {
-        add_attention(&s, c, n, n, false);
+        add_attention(&s, c, n, n, padded);
         s.steps += 6;
         s.floats += 5 * n * E + n * F;
     }
     return s;
 }
 
-static Size decoder_pass_size(const Config *c, size_t t, size_t n) {
+static Size decoder_pass_size(const Config *c, size_t t, size_t n, bool padded) {
     size_t E = (size_t)c->d_model, F = (size_t)c->d_ff;
     Size s = {5 + 1, t + 3 * t * E + t * t + t * E, t, 0};
     for (int l = 0; l < c->n_dec; l++) {
         add_attention(&s, c, t, t, true);
-        add_attention(&s, c, t, n, false);
+        add_attention(&s, c, t, n, padded);
         s.steps += 8;
         s.floats += 7 * t * E + t * F;
     }
@@ -91,16 +97,17 @@ static Size plan(const Model *m, size_t n, const DecodeOptions *o) {
     const Config *c = &m->cfg;
     size_t V = (size_t)c->tgt_vocab, T = (size_t)o->max_steps, k = (size_t)o->beam_width;
     size_t top = (size_t)o->show_top;
-    Size s = encoder_size(c, n);
+    bool padded = o->pad_to > 0;
+    Size s = encoder_size(c, n, padded);
     if (o->mode == DECODE_TEACHER) {
         size_t len = (size_t)o->target_len + 1;
-        size_add(&s, decoder_pass_size(c, len, n));
+        size_add(&s, decoder_pass_size(c, len, n, padded));
         s.steps += 3;
         s.floats += 2 * len * V + len;
         s.labels += len;
     } else {
         for (size_t t = 1; t <= T; t++) {
-            size_add(&s, decoder_pass_size(c, t, n));
+            size_add(&s, decoder_pass_size(c, t, n, padded));
             s.steps += 5;
             s.floats += 3 * V + top + 3;
             s.labels += top + 2;
@@ -180,13 +187,15 @@ typedef struct {
     const char *q, *k, *v, *scores, *masked, *weights, *head_out, *concat, *out_proj;
 } AttnNames;
 
-static const AttnNames enc_self = {"enc.self_attn.q", "enc.self_attn.k", "enc.self_attn.v", "enc.self_attn.scores", NULL,
-                                   "enc.self_attn.weights", "enc.self_attn.head_out", "enc.self_attn.concat", "enc.self_attn.out_proj"};
+static const AttnNames enc_self = {"enc.self_attn.q", "enc.self_attn.k", "enc.self_attn.v", "enc.self_attn.scores",
+                                   "enc.self_attn.masked_scores", "enc.self_attn.weights", "enc.self_attn.head_out",
+                                   "enc.self_attn.concat", "enc.self_attn.out_proj"};
 static const AttnNames dec_self = {"dec.self_attn.q", "dec.self_attn.k", "dec.self_attn.v", "dec.self_attn.scores",
                                    "dec.self_attn.masked_scores", "dec.self_attn.weights", "dec.self_attn.head_out",
                                    "dec.self_attn.concat", "dec.self_attn.out_proj"};
-static const AttnNames dec_cross = {"dec.cross_attn.q", "dec.cross_attn.k", "dec.cross_attn.v", "dec.cross_attn.scores", NULL,
-                                    "dec.cross_attn.weights", "dec.cross_attn.head_out", "dec.cross_attn.concat", "dec.cross_attn.out_proj"};
+static const AttnNames dec_cross = {"dec.cross_attn.q", "dec.cross_attn.k", "dec.cross_attn.v", "dec.cross_attn.scores",
+                                    "dec.cross_attn.masked_scores", "dec.cross_attn.weights", "dec.cross_attn.head_out",
+                                    "dec.cross_attn.concat", "dec.cross_attn.out_proj"};
 
 // A sequence's values with its labels and symbolic length, e.g. "n".
 typedef struct {
@@ -196,13 +205,25 @@ typedef struct {
     const char *sym;
 } Seq;
 
-// Multi-head attention of q over kv (rows: queries, columns: keys); mask is
-// added to the scores when given. kv_proj, when given, holds kv's K and V
-// projections (2 × kv.len × E), made once per run. Query rows below
-// c->first_row are the previous pass's (see emit); only the later rows are
-// computed, and the old rows' scores against keys new in this pass.
+// out = scores + mask + key_mask in rows [i0, i1) and columns [j0, nk); mask
+// (rows × nk) and key_mask (one row of nk, added to every row) may be NULL.
+static void add_masks(float *out, const float *scores, const float *mask, const float *key_mask, int nk, int i0, int i1, int j0) {
+    for (int i = i0; i < i1; i++)
+        for (int j = j0; j < nk; j++) {
+            size_t at = (size_t)i * nk + j;
+            out[at] = scores[at] + (mask ? mask[at] : 0.0f) + (key_mask ? key_mask[j] : 0.0f);
+        }
+}
+
+// Multi-head attention of q over kv (rows: queries, columns: keys); mask (the
+// look-ahead mask, q.len × kv.len) and key_mask (the key padding mask, one row
+// of kv.len) are added to the scores when given. kv_proj, when given, holds
+// kv's K and V projections (2 × kv.len × E), made once per run. Query rows
+// below c->first_row are the previous pass's (see emit); only the later rows
+// are computed, and the old rows' scores against keys new in this pass.
 // Returns the output projection (q.len × E).
-static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q, Seq kv, const float *mask, const float *kv_proj) {
+static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q, Seq kv, const float *mask, const float *key_mask,
+                        const float *kv_proj) {
     const Config *cfg = &c->m->cfg;
     int E = cfg->d_model, H = cfg->nhead, dk = E / H;
     int r0 = c->first_row, nk = kv.len;
@@ -211,6 +232,13 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
     int k0 = kv_proj ? (r0 > 0 ? nk : 0) : r0;
     int new_q = q.len - r0, new_k = nk - k0;
     float scale = 1.0f / sqrtf((float)dk);
+    // M: the look-ahead mask, P: the key padding mask
+    static const char *const masked_formulas[] = {NULL, "Q_h·K_hᵀ / √d_k + M  (M = −∞ above the diagonal)",
+                                                  "Q_h·K_hᵀ / √d_k + P  (P = −∞ in the <pad> columns)",
+                                                  "Q_h·K_hᵀ / √d_k + M + P  (−∞ above the diagonal and in the <pad> columns)"};
+    static const char *const weights_formulas[] = {"softmax(Q_h·K_hᵀ / √d_k)", "softmax(Q_h·K_hᵀ / √d_k + M)",
+                                                   "softmax(Q_h·K_hᵀ / √d_k + P)", "softmax(Q_h·K_hᵀ / √d_k + M + P)"};
+    int masks = (mask ? 1 : 0) | (key_mask ? 2 : 0);
     // rows [0,E) of in_proj make Q, [E,2E) K, [2E,3E) V
     float *Q = c->qkv;
     op_linear(Q + (size_t)r0 * E, q.x + (size_t)r0 * E, a->in_proj_w, a->in_proj_b, new_q, E, E);
@@ -246,18 +274,20 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
         for (int i = 0; i < r0; i++)
             op_matmul_nt(scores + (size_t)i * nk + k0, qh + (size_t)i * dk, kh + (size_t)k0 * dk, 1, dk, new_k, scale);
         const float *to_softmax = scores;
-        if (mask) {
+        if (masks) {
+            assert(nm->masked);
             float *masked = emit(c, (Step){.name = nm->masked, .kind = "scores", .rows = q.len, .cols = nk, .sym_rows = q.sym,
-                                           .sym_cols = kv.sym, .formula = "Q_h·K_hᵀ / √d_k + M  (M = −∞ above the diagonal)",
-                                           .row_labels = q.labels, .col_labels = kv.labels});
-            op_add(masked + (size_t)r0 * nk, scores + (size_t)r0 * nk, mask + (size_t)r0 * nk, new_q * nk);
-            for (int i = 0; i < r0; i++)
-                op_add(masked + (size_t)i * nk + k0, scores + (size_t)i * nk + k0, mask + (size_t)i * nk + k0, new_k);
+                                           .sym_cols = kv.sym, .formula = masked_formulas[masks], .row_labels = q.labels,
+                                           .col_labels = kv.labels});
+            // the new rows against every key, then the old rows against the new keys
+            add_masks(masked, scores, mask, key_mask, nk, r0, q.len, 0);
+            add_masks(masked, scores, mask, key_mask, nk, 0, r0, k0);
             to_softmax = masked;
         }
+        // masked keys get weight exactly 0: exp(−∞) is 0
         float *weights = emit(c, (Step){.name = nm->weights, .kind = "attention", .rows = q.len, .cols = nk, .sym_rows = q.sym,
-                                        .sym_cols = kv.sym, .formula = mask ? "softmax(Q_h·K_hᵀ / √d_k + M)" : "softmax(Q_h·K_hᵀ / √d_k)",
-                                        .row_labels = q.labels, .col_labels = kv.labels});
+                                        .sym_cols = kv.sym, .formula = weights_formulas[masks], .row_labels = q.labels,
+                                        .col_labels = kv.labels});
         op_softmax_rows(weights + (size_t)r0 * nk, to_softmax + (size_t)r0 * nk, new_q, nk);
         // the old rows' weights (and head outputs) hold because the mask hides the new keys: exp(−∞) is exactly 0
         for (int i = 0; i < r0; i++)
@@ -309,17 +339,33 @@ static float *ffn(Ctx *c, const char *hidden_name, const char *out_name, Seq x, 
     return out;
 }
 
-// Tokens → embedding × √d_model + positional encoding; names start with prefix.
+// The token ids: src.tokens or dec.tokens.
+static void record_tokens(Ctx *c, bool is_src, const int *ids, int len, const char *const *labels, const char *sym) {
+    float *tok = emit(c, (Step){.name = is_src ? "src.tokens" : "dec.tokens", .kind = "tokens", .rows = 1, .cols = len, .sym_rows = "1",
+                                .sym_cols = sym,
+                                .formula = is_src ? (c->tr->opt.pad_to > 0 ? "token ids of the source, then <pad> up to the batch's length"
+                                                                           : "token ids of the source")
+                                                  : "decoder input: <bos> + tokens so far (shifted right)",
+                                .col_labels = labels});
+    for (int i = c->first_row; i < len; i++) tok[i] = (float)ids[i];  // positions before first_row are the previous pass's
+}
+
+// The key padding mask of a source of len tokens whose first n_real are real:
+// added to every row of the scores over the source, it hides the pads.
+static const float *record_padding_mask(Ctx *c, int len, int n_real, const char *const *labels) {
+    float *mask = emit(c, (Step){.name = "src.padding_mask", .kind = "mask", .rows = 1, .cols = len, .sym_rows = "1", .sym_cols = "n",
+                                 .formula = "P[j] = 0 for a token, −∞ for <pad>", .col_labels = labels});
+    for (int j = 0; j < len; j++) mask[j] = j < n_real ? 0.0f : -INFINITY;
+    return mask;
+}
+
+// Tokens → embedding × √d_model + positional encoding.
 static float *embed(Ctx *c, bool is_src, const int *ids, int len, const char *const *labels, const char *sym) {
     const Config *cfg = &c->m->cfg;
     int E = cfg->d_model;
     const float *table = is_src ? c->m->w.src_embed : c->m->w.tgt_embed;
-    float *tok = emit(c, (Step){.name = is_src ? "src.tokens" : "dec.tokens", .kind = "tokens", .rows = 1, .cols = len, .sym_rows = "1",
-                                .sym_cols = sym, .formula = is_src ? "token ids of the source" : "decoder input: <bos> + tokens so far (shifted right)",
-                                .col_labels = labels});
     int r0 = c->first_row;  // positions before it are the previous pass's
     size_t at = (size_t)r0 * E;
-    for (int i = r0; i < len; i++) tok[i] = (float)ids[i];
     float *emb = emit(c, (Step){.name = is_src ? "src.embed" : "dec.embed", .kind = "matrix", .rows = len, .cols = E, .sym_rows = sym,
                                 .sym_cols = "d_model", .formula = "Embedding[token] × √d_model", .row_labels = labels});
     float scale = sqrtf((float)E);
@@ -335,13 +381,18 @@ static float *embed(Ctx *c, bool is_src, const int *ids, int len, const char *co
     return x;
 }
 
-static float *encode(Ctx *c, const int *ids, int n, const char *const *labels) {
+// Encodes ids (n of them, the first n_real real, the rest <pad>); with
+// padding on, records the padding mask and keeps it in c for the decoder.
+static float *encode(Ctx *c, const int *ids, int n, int n_real, const char *const *labels) {
     const Model *m = c->m;
+    record_tokens(c, true, ids, n, labels, "n");
+    if (c->tr->opt.pad_to > 0) c->key_padding_mask = record_padding_mask(c, n, n_real, labels);
     Seq x = {embed(c, true, ids, n, labels, "n"), n, labels, "n"};
     for (int l = 0; l < m->cfg.n_enc; l++) {
         const EncLayer *L = &m->w.enc[l];
         c->layer = l + 1;
-        float *att = attention(c, &L->self_attn, &enc_self, x, x, NULL, NULL);
+        // the pads are queries too, as in PyTorch; only as keys are they hidden
+        float *att = attention(c, &L->self_attn, &enc_self, x, x, NULL, c->key_padding_mask, NULL);
         x.x = add_norm(c, "enc.residual1", "enc.norm1", "x + MultiHeadAttention(x)", x, att, L->norm1_w, L->norm1_b);
         float *f = ffn(c, "enc.ffn.hidden", "enc.ffn.out", x, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b);
         x.x = add_norm(c, "enc.residual2", "enc.norm2", "x + FFN(x)", x, f, L->norm2_w, L->norm2_b);
@@ -379,6 +430,7 @@ static float *decode_pass(Ctx *c, const int *ids, int t, const char *sym, Seq me
     c->first_row = prev_pass >= 0 ? t - 1 : 0;
     c->prev_step = prev_pass;
     const char *const *labels = token_labels(c, m->tgt, ids, t);
+    record_tokens(c, false, ids, t, labels, sym);
     Seq x = {embed(c, false, ids, t, labels, sym), t, labels, sym};
     float *mask = emit(c, (Step){.name = "dec.look_ahead_mask", .kind = "mask", .rows = t, .cols = t, .sym_rows = sym, .sym_cols = sym,
                                  .formula = "M[i][j] = 0 if j ≤ i, −∞ if j > i", .row_labels = labels, .col_labels = labels});
@@ -386,10 +438,10 @@ static float *decode_pass(Ctx *c, const int *ids, int t, const char *sym, Seq me
     for (int l = 0; l < m->cfg.n_dec; l++) {
         const DecLayer *L = &m->w.dec[l];
         c->layer = l + 1;
-        float *att = attention(c, &L->self_attn, &dec_self, x, x, mask, NULL);
+        float *att = attention(c, &L->self_attn, &dec_self, x, x, mask, NULL, NULL);
         x.x = add_norm(c, "dec.residual1", "dec.norm1", "x + MaskedMultiHeadAttention(x)", x, att, L->norm1_w, L->norm1_b);
         const float *mem_kv = c->cross_kv + (size_t)l * 2 * mem.len * E;
-        float *cross = attention(c, &L->cross_attn, &dec_cross, x, mem, NULL, mem_kv);
+        float *cross = attention(c, &L->cross_attn, &dec_cross, x, mem, NULL, c->key_padding_mask, mem_kv);
         x.x = add_norm(c, "dec.residual2", "dec.norm2", "x + CrossAttention(x, memory)", x, cross, L->norm2_w, L->norm2_b);
         float *f = ffn(c, "dec.ffn.hidden", "dec.ffn.out", x, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b);
         x.x = add_norm(c, "dec.residual3", "dec.norm3", "x + FFN(x)", x, f, L->norm3_w, L->norm3_b);
@@ -743,6 +795,10 @@ static int check_options(const Model *m, int n, DecodeOptions *o, Error *err) {
             return err_set(err, "the target has %d tokens; with <eos> this model takes at most %d", o->target_len, cfg->max_len - 1);
         o->max_steps = o->target_len + 1;
     }
+    if (o->pad_to < 0) return err_set(err, "pad-to is %d, expected 0 (off) or more", o->pad_to);
+    if (o->pad_to > 0 && o->pad_to < n)
+        return err_set(err, "pad-to is %d, shorter than the source's %d tokens", o->pad_to, n);
+    if (o->pad_to > cfg->max_len) return err_set(err, "pad-to is %d; this model takes at most %d", o->pad_to, cfg->max_len);
     for (int i = 0; o->mode == DECODE_TEACHER && i < o->target_len; i++)
         if (o->target[i] < 0 || o->target[i] >= cfg->tgt_vocab) return err_set(err, "target token %d has id %d, outside the vocabulary", i, o->target[i]);
     return 0;
@@ -756,21 +812,22 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
             err_set(err, "source token %d has id %d, outside the vocabulary", i, src_ids[i]);
             return NULL;
         }
-    Size s = plan(m, (size_t)n, &o);
+    int len = o.pad_to > 0 ? o.pad_to : n;  // the encoder's length: the source and its pads
+    Size s = plan(m, (size_t)len, &o);
     size_t T = (size_t)o.max_steps;
     // one allocation: steps, label pointers, floats, ints, chars (in order of alignment)
     size_t bytes = s.steps * sizeof(Step) + s.labels * sizeof(char *) + s.floats * sizeof(float) +
-                   ((size_t)n + T + 1) * sizeof(int) + s.chars;
+                   ((size_t)len + T + 1) * sizeof(int) + s.chars;
     Trace *tr = calloc(1, sizeof *tr);
     char *block = malloc(bytes);
     Ctx c = {.tr = tr, .m = m, .record = true};
-    size_t longest = (size_t)(n > o.max_steps ? n : o.max_steps) + 1;
+    size_t longest = (size_t)(len > o.max_steps ? len : o.max_steps) + 1;
     size_t E = (size_t)m->cfg.d_model;
     c.qkv = malloc(3 * longest * E * sizeof *c.qkv);
     c.pe = malloc(longest * E * sizeof *c.pe);
-    c.cross_kv = malloc((size_t)m->cfg.n_dec * 2 * (size_t)n * E * sizeof *c.cross_kv);
+    c.cross_kv = malloc((size_t)m->cfg.n_dec * 2 * (size_t)len * E * sizeof *c.cross_kv);
     if (o.mode == DECODE_BEAM) {
-        Size pass = decoder_pass_size(&m->cfg, T, (size_t)n);
+        Size pass = decoder_pass_size(&m->cfg, T, (size_t)len, o.pad_to > 0);
         c.cap_scratch = pass.floats + 3 * (size_t)m->cfg.tgt_vocab;
         c.scratch = malloc(c.cap_scratch * sizeof *c.scratch);
     }
@@ -789,15 +846,16 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
     tr->floats = (float *)(tr->labels + s.labels);
     tr->cap_floats = s.floats;
     tr->src_ids = (int *)(tr->floats + s.floats);
-    tr->out_ids = tr->src_ids + n;
+    tr->out_ids = tr->src_ids + len;
     tr->chars = (char *)(tr->out_ids + T + 1);
     tr->cap_chars = s.chars;
     tr->src_n = n;
     memcpy(tr->src_ids, src_ids, (size_t)n * sizeof *src_ids);
+    for (int i = n; i < len; i++) tr->src_ids[i] = voc_pad(m->src);
     op_positional_encoding(c.pe, (int)longest, (int)E);
 
-    const char *const *src_labels = token_labels(&c, m->src, src_ids, n);
-    Seq mem = {encode(&c, src_ids, n, src_labels), n, src_labels, "n"};
+    const char *const *src_labels = token_labels(&c, m->src, tr->src_ids, len);
+    Seq mem = {encode(&c, tr->src_ids, len, n, src_labels), len, src_labels, "n"};
     project_memory(&c, mem);
     int rc = 0;
     if (o.mode == DECODE_TEACHER) rc = run_teacher(&c, mem);
@@ -903,6 +961,7 @@ int trace_write_json(const Trace *t, FILE *fp, const char *src_text) {
     if (o->mode == DECODE_SAMPLE)
         fprintf(fp, ",\"temperature\":%.9g,\"top_k\":%d,\"top_p\":%.9g,\"seed\":%llu", (double)o->temperature, o->top_k, (double)o->top_p,
                 (unsigned long long)o->seed);
+    if (o->pad_to > 0) fprintf(fp, ",\"pad_to\":%d", o->pad_to);
     fputs("},\"source\":{\"text\":", fp);
     if (src_text) json_write_string(fp, src_text);
     else fputs("null", fp);

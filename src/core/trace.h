@@ -25,6 +25,7 @@ typedef struct {
     bool ignore_eos;    // keep decoding past <eos> (for comparisons with a fixed step count)
     const int *target;  // teacher forcing: reference target ids, without <bos>/<eos>
     int target_len;
+    int pad_to;         // source padded with <pad> up to this length, as in a training batch, and the pads masked; 0 = off
 } DecodeOptions;
 
 // One recorded value. Layer, head and dstep count from 1; 0 means "not
