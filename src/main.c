@@ -317,6 +317,23 @@ static int tokenize(const Vocab *v, const char *what, const char *text, int max_
     return 0;
 }
 
+// Tokenizes --src (and --target, for teacher forcing) and traces the
+// sentence; prints what went wrong. The tokens stay in src and tgt.
+static Trace *trace_sentence(const Args *a, const Model *m, Tokens *src, Tokens *tgt) {
+    if (tokenize(m->src, "source sentence", a->src, m->cfg.max_len, src)) return NULL;
+    DecodeOptions opt = a->dec;
+    if (a->target) {
+        if (tokenize(m->tgt, "target sentence", a->target, m->cfg.max_len - 1, tgt)) return NULL;
+        opt.mode = DECODE_TEACHER;
+        opt.target = tgt->ids;
+        opt.target_len = tgt->n;
+    }
+    Error err;
+    Trace *t = trace_run(m, src->ids, src->n, &opt, &err);
+    if (!t) fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+    return t;
+}
+
 static int cmd_run(const Args *a, bool write_trace) {
     if (!a->src) return usage_error("%s needs --src TEXT", a->cmd);
     if (a->target && !write_trace) return usage_error("--target is for %s", "trace");
@@ -324,21 +341,9 @@ static int cmd_run(const Args *a, bool write_trace) {
     if (!m) return 1;
     int rc = 1;
     Tokens src = {0}, tgt = {0};
-    Trace *t = NULL;
-    if (tokenize(m->src, "source sentence", a->src, m->cfg.max_len, &src)) goto done;
-    DecodeOptions opt = a->dec;
-    if (a->target) {
-        if (tokenize(m->tgt, "target sentence", a->target, m->cfg.max_len - 1, &tgt)) goto done;
-        opt.mode = DECODE_TEACHER;
-        opt.target = tgt.ids;
-        opt.target_len = tgt.n;
-    }
     Error err;
-    t = trace_run(m, src.ids, src.n, &opt, &err);
-    if (!t) {
-        fprintf(stderr, "transformer-tracer: %s\n", err.msg);
-        goto done;
-    }
+    Trace *t = trace_sentence(a, m, &src, &tgt);
+    if (!t) goto done;
     if (!write_trace) {
         int n;
         const int *ids = trace_output(t, &n);
@@ -455,20 +460,8 @@ static int cmd_export(const Args *a) {
     if (!m) return 1;
     int rc = 1;
     Tokens src = {0}, tgt = {0};
-    Trace *t = NULL;
-    if (tokenize(m->src, "source sentence", a->src, m->cfg.max_len, &src)) goto done;
-    DecodeOptions opt = a->dec;
-    if (a->target) {
-        if (tokenize(m->tgt, "target sentence", a->target, m->cfg.max_len - 1, &tgt)) goto done;
-        opt.mode = DECODE_TEACHER;
-        opt.target = tgt.ids;
-        opt.target_len = tgt.n;
-    }
-    t = trace_run(m, src.ids, src.n, &opt, &err);
-    if (!t) {
-        fprintf(stderr, "transformer-tracer: %s\n", err.msg);
-        goto done;
-    }
+    Trace *t = trace_sentence(a, m, &src, &tgt);
+    if (!t) goto done;
     // the head and step default to the first that the stage has
     int index = -1;
     for (int i = 0; i < trace_count(t) && index < 0; i++) {
