@@ -7,13 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_FONTS 24
 #define TEXT_CACHE 2048
-
-typedef struct {
-    int px;
-    TTF_Font *font;
-} FontSize;
 
 typedef struct {
     char *text;
@@ -26,8 +20,8 @@ struct Gfx {
     SDL_Surface *surface;
     float scale;
     char *font_path;
-    FontSize fonts[MAX_FONTS];
-    int n_fonts;
+    TTF_Font *font;
+    int font_px;            // the size the font is set to now
     TextEntry cache[TEXT_CACHE];
     SDL_Rect clip;
 };
@@ -66,14 +60,14 @@ Gfx *gfx_new(int w, int h, const char *font_path, Error *err) {
     g->scale = 1.0f;
     g->font_path = strdup(font_path);
     if (!g->font_path) goto oom;
-    // open one size now, so that a broken font file is reported at start
-    TTF_Font *probe = TTF_OpenFontIndex(font_path, 16, strstr(font_path, ".ttc") ? 3 : 0);
-    if (!probe) {
+    // open it now, so that a broken font file is reported at start
+    g->font = TTF_OpenFontIndex(font_path, 16, strstr(font_path, ".ttc") ? 3 : 0);
+    if (!g->font) {
         err_set(err, "%s: cannot open the font: %s", font_path, TTF_GetError());
         gfx_free(g);
         return NULL;
     }
-    g->fonts[g->n_fonts++] = (FontSize){16, probe};
+    g->font_px = 16;
     if (gfx_resize(g, w, h)) goto oom;
     return g;
 oom:
@@ -93,7 +87,7 @@ static void cache_clear(Gfx *g) {
 void gfx_free(Gfx *g) {
     if (!g) return;
     cache_clear(g);
-    for (int i = 0; i < g->n_fonts; i++) TTF_CloseFont(g->fonts[i].font);
+    if (g->font) TTF_CloseFont(g->font);
     SDL_FreeSurface(g->surface);
     free(g->font_path);
     free(g);
@@ -191,19 +185,12 @@ void gfx_line(Gfx *g, float x0, float y0, float x1, float y1, float width, Color
         }
 }
 
+// One font object, resized on demand: opening a large font collection again
+// for every size costs thousands of reads.
 static TTF_Font *font_for(Gfx *g, int px) {
     if (px < 4) px = 4;
-    for (int i = 0; i < g->n_fonts; i++)
-        if (g->fonts[i].px == px) return g->fonts[i].font;
-    TTF_Font *f = TTF_OpenFontIndex(g->font_path, px, strstr(g->font_path, ".ttc") ? 3 : 0);
-    if (!f) return g->fonts[0].font;
-    if (g->n_fonts == MAX_FONTS) {  // forget the oldest size
-        TTF_CloseFont(g->fonts[1].font);
-        memmove(&g->fonts[1], &g->fonts[2], (MAX_FONTS - 2) * sizeof g->fonts[0]);
-        g->n_fonts--;
-    }
-    g->fonts[g->n_fonts++] = (FontSize){px, f};
-    return f;
+    if (g->font_px != px && TTF_SetFontSize(g->font, px) == 0) g->font_px = px;
+    return g->font;
 }
 
 // SDL_ttf has no fallback between fonts: characters the font lacks are spelt
@@ -212,7 +199,7 @@ static const char *displayable(Gfx *g, const char *in, char *buf, size_t size) {
     bool plain = true;
     for (const char *p = in; *p && plain; p++) plain = (unsigned char)*p < 0x80;
     if (plain) return in;
-    TTF_Font *f = g->fonts[0].font;
+    TTF_Font *f = g->font;
     size_t o = 0;
     for (const unsigned char *p = (const unsigned char *)in; *p && o + 8 < size;) {
         int len = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : 4;

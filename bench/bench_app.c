@@ -1,0 +1,102 @@
+// Benchmark of the window's drawing, headless: the time from nothing to the
+// first drawn frame (font, model, trace, layout, pixels), the time to draw one
+// frame of each kind of view at 1920×1080 on the software canvas, the time
+// from a key press to the redrawn frame, and the peak memory.
+//   build/bench/bench_app [--reps N] [--model FILE]
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "app.h"
+#include "gfx.h"
+#include "tt_config.h"
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int by_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, by_double);
+    return v[n / 2];
+}
+
+int main(int argc, char **argv) {
+    int reps = 50;
+    const char *model = TT_SOURCE_ASSETS "/models/en-zh.safetensors";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--model")) model = argv[i + 1];
+    }
+    if (reps < 1) reps = 1;
+    double t0 = now_ms();
+    Error err;
+    const char *font = gfx_find_font(&err);
+    Gfx *g = font ? gfx_new(1920, 1080, font, &err) : NULL;
+    AppOptions o = {.model_path = model, .src = "the cat sits on the mat ."};
+    App *a = g ? app_new(&o, g, &err) : NULL;
+    if (!a) {
+        fprintf(stderr, "bench_app: %s\n", err.msg);
+        return 1;
+    }
+    app_draw(a);
+    double first = now_ms() - t0;
+    printf("first frame (font, model, trace, draw at 1920x1080): %.1f ms\n", first);
+
+    // one step of each kind the views draw
+    static const struct { const char *stage; int head, step; } views[] = {
+        {"src.tokens", 0, 0},          {"src.embed", 0, 0},          {"src.pos_enc", 0, 0},
+        {"enc.L1.self_attn.weights", 1, 0}, {"dec.look_ahead_mask", 0, 4}, {"dec.L1.self_attn.masked_scores", 1, 4},
+        {"dec.L1.self_attn.weights", 1, 4}, {"dec.L2.cross_attn.weights", 1, 6}, {"enc.L2.norm2", 0, 0},
+        {"dec.probs", 0, 3},           {"dec.top_k", 0, 3},          {"dec.choice", 0, 6},
+    };
+    double *t = malloc((size_t)reps * sizeof *t), worst = 0.0;
+    printf("%-34s %10s %10s\n", "view (software canvas 1920x1080)", "median ms", "min ms");
+    for (size_t v = 0; v < sizeof views / sizeof *views; v++) {
+        int i = trace_find(app_trace(a), views[v].stage, views[v].head, views[v].step);
+        if (i < 0) {
+            printf("%-34s %10s\n", views[v].stage, "(absent)");
+            continue;
+        }
+        app_set_step(a, i);
+        app_draw(a);  // warm the text cache, as a frame after the first does
+        for (int r = 0; r < reps; r++) {
+            double s = now_ms();
+            app_draw(a);
+            t[r] = now_ms() - s;
+        }
+        double med = median(t, reps);
+        if (med > worst) worst = med;
+        printf("%-34s %10.2f %10.2f\n", views[v].stage, med, t[0]);
+        printf("bench: view=%s median_ms=%.3f min_ms=%.3f\n", views[v].stage, med, t[0]);
+    }
+    // a key press: the event, then the redrawn frame
+    app_set_step(a, 0);
+    SDL_Event e = {.type = SDL_KEYDOWN};
+    e.key.keysym.sym = SDLK_RIGHT;
+    for (int r = 0; r < reps; r++) {
+        double s = now_ms();
+        app_event(a, &e);
+        app_draw(a);
+        t[r] = now_ms() - s;
+    }
+    double key = median(t, reps);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("key press to drawn frame: median %.2f ms\n", key);
+    printf("slowest view: median %.2f ms\n", worst);
+    printf("peak memory (RSS): %.1f MiB\n", ru.ru_maxrss / 1024.0);
+    printf("bench: first_frame_ms=%.1f key_ms=%.2f worst_view_ms=%.2f peak_rss_mib=%.1f\n", first, key, worst, ru.ru_maxrss / 1024.0);
+    free(t);
+    app_free(a);
+    gfx_free(g);
+    return 0;
+}
