@@ -31,6 +31,7 @@ static const char *usage_text =
     "\n"
     "Commands:\n"
     "  window [--src TEXT]       open the window (the same as no command)\n"
+    "         [--script FILE]    run a file of key presses, text and checks instead (tests; src/app/window.h)\n"
     "  export --src TEXT --stage ID --out FILE.png   draw one stage to a PNG, without a window\n"
     "  translate --src TEXT      translate a sentence; prints the output tokens\n"
     "  trace --src TEXT          write every stage of the computation as JSON\n"
@@ -89,6 +90,7 @@ typedef struct {
     const char *src, *target, *out, *model;
     const char *src_vocab, *tgt_vocab, *name;
     const char *corpus, *pair;
+    const char *script;
     DecodeOptions dec;
     Config cfg;
     unsigned long long seed;
@@ -184,6 +186,7 @@ static int parse_args(int argc, char **argv, Args *a) {
         else if (!strcmp(name, "--name")) a->name = val;
         else if (!strcmp(name, "--corpus")) a->corpus = val;
         else if (!strcmp(name, "--stage")) a->stage = val;
+        else if (!strcmp(name, "--script")) a->script = val;
         else if (!strcmp(name, "--head")) bad = parse_long(name, val, 0, 256, &v) || (a->head = (int)v, a->head_set = true, 0);
         else if (!strcmp(name, "--step")) bad = parse_long(name, val, 0, 4096, &v) || (a->step = (int)v, a->step_set = true, 0);
         else if (!strcmp(name, "--width")) bad = parse_long(name, val, 100, 8192, &v) || (a->width = (int)v, 0);
@@ -443,7 +446,7 @@ static int cmd_corpus(const Args *a) {
 static int cmd_window(const Args *a) {
     char buf[2 * PATH_MAX];
     AppOptions o = {.model_path = a->model ? a->model : default_model(buf, sizeof buf), .src = a->src, .decode = a->dec,
-                    .dark = a->dark, .cmap = a->cmap, .scale = a->scale};
+                    .dark = a->dark, .cmap = a->cmap, .scale = a->scale, .script = a->script};
     return window_run(&o);
 }
 

@@ -34,6 +34,7 @@ struct App {
     bool dragging;
     SDL_Rect text_box, view_area, timeline, chips[2][16];  // chips: [0] layers, [1] heads
     int n_chips[2];
+    ViewOptions view;           // composite views: keys m, g, v, a
 };
 
 static void set_status(App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -258,7 +259,7 @@ static bool edit_key(App *a, const SDL_KeyboardEvent *k) {
 // ---- export ----------------------------------------------------------------
 
 static void draw_step_page(Gfx *g, const Model *m, const Trace *t, int step, const Theme *th, Colormap cmap, Lang lang, SDL_Rect area,
-                           int hover_row, int hover_col);
+                           int hover_row, int hover_col, ViewOptions opt);
 
 int app_render_step_png(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, Colormap cmap, const char *font,
                         const char *path, Error *err) {
@@ -269,7 +270,7 @@ int app_render_step_png(const Model *m, const Trace *t, int step, int w, int h, 
     const Theme *th = theme_get(dark);
     gfx_clear(g, th->background);
     int pad = gfx_px(g, 16);
-    draw_step_page(g, m, t, step, th, cmap, LANG_EN, (SDL_Rect){pad, pad, W - 2 * pad, H - 2 * pad}, -1, -1);
+    draw_step_page(g, m, t, step, th, cmap, LANG_EN, (SDL_Rect){pad, pad, W - 2 * pad, H - 2 * pad}, -1, -1, (ViewOptions){0});
     int rc = img_save_png(path, gfx_surface(g), err);
     gfx_free(g);
     return rc;
@@ -353,6 +354,18 @@ static bool key_down(App *a, const SDL_KeyboardEvent *k) {
     case SDLK_c:
         if (!ctrl) a->cmap = (Colormap)((a->cmap + 1) % CMAP_COUNT);
         return !ctrl;
+    case SDLK_m:
+        if (!ctrl) a->view.no_side_by_side = !a->view.no_side_by_side;
+        return !ctrl;
+    case SDLK_g:
+        if (!ctrl) a->view.heads_grid = !a->view.heads_grid;
+        return !ctrl;
+    case SDLK_v:
+        if (!ctrl) a->view.lines = !a->view.lines;
+        return !ctrl;
+    case SDLK_a:
+        if (!ctrl) a->view.no_gold = !a->view.no_gold;
+        return !ctrl;
     case SDLK_0:
         if (ctrl) gfx_set_scale(a->g, 1.0f);
         return ctrl;
@@ -391,7 +404,7 @@ static bool key_down(App *a, const SDL_KeyboardEvent *k) {
 
 static void hover(App *a, int x, int y) {
     ViewState vs = {.model = a->m, .trace = a->t, .step = a->step, .theme = theme_get(a->dark), .cmap = a->cmap, .hover_row = -1,
-                    .hover_col = -1, .font_px = gfx_px(a->g, 18)};
+                    .hover_col = -1, .font_px = gfx_px(a->g, 18), .opt = a->view};
     int r, c;
     if (!view_hit(a->g, a->view_area, &vs, x, y, &r, &c)) {
         a->hover_row = a->hover_col = -1;
@@ -480,7 +493,7 @@ int app_next_tick(const App *a, Uint32 now) {
 // Title, the view and the formula panel for one step: the window's middle,
 // and the whole of an exported image.
 static void draw_step_page(Gfx *g, const Model *m, const Trace *t, int step, const Theme *th, Colormap cmap, Lang lang, SDL_Rect area,
-                           int hover_row, int hover_col) {
+                           int hover_row, int hover_col, ViewOptions opt) {
     const Step *s = trace_step(t, step);
     int px = gfx_px(g, 18), big = gfx_px(g, 24), lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
     char id[128], line[512];
@@ -494,7 +507,7 @@ static void draw_step_page(Gfx *g, const Model *m, const Trace *t, int step, con
     int formula_h = 2 * lh + pad;
     SDL_Rect view = {area.x, top, area.w, area.y + area.h - top - formula_h - pad};
     ViewState vs = {.model = m, .trace = t, .step = step, .theme = th, .cmap = cmap, .hover_row = hover_row, .hover_col = hover_col,
-                    .font_px = px};
+                    .font_px = px, .opt = opt};
     view_draw(g, view, &vs);
     SDL_Rect panel = {area.x, area.y + area.h - formula_h, area.w, formula_h};
     gfx_fill(g, panel, th->panel);
@@ -600,7 +613,7 @@ void app_draw(App *a) {
     int status_h = lh + pad / 2, timeline_h = gfx_px(g, 22);
     int top = chips_y + gfx_line_height(g, gfx_px(g, 16)) + pad;
     SDL_Rect page = {pad, top, W - 2 * pad, H - top - timeline_h - status_h - 2 * pad};
-    draw_step_page(g, a->m, a->t, a->step, th, a->cmap, a->lang, page, a->hover_row, a->hover_col);
+    draw_step_page(g, a->m, a->t, a->step, th, a->cmap, a->lang, page, a->hover_row, a->hover_col, a->view);
     // the view area, for hit testing: below the page's title
     a->view_area = (SDL_Rect){page.x, page.y + gfx_line_height(g, gfx_px(g, 24)) + gfx_px(g, 10), page.w,
                               page.h - gfx_line_height(g, gfx_px(g, 24)) - gfx_px(g, 10) - (2 * lh + gfx_px(g, 10)) - gfx_px(g, 10)};

@@ -21,6 +21,7 @@ typedef struct {
     Colormap cmap;
     Lang lang;
     float scale;                // UI scale; 0 = 1
+    const char *script;         // window: a file of events and checks to run (--script), or NULL
 } AppOptions;
 
 typedef struct App App;

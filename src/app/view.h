@@ -10,6 +10,15 @@
 #include "theme.h"
 #include "trace.h"
 
+// Which composite views are on (keys m, g, v, a in the window). All false,
+// as a zeroed struct, is the default.
+typedef struct {
+    bool no_side_by_side;   // m: decoder self-attention steps alone, not beside mask, scores, masked scores, weights
+    bool heads_grid;        // g: attention weights of every head of the layer, and their average
+    bool lines;             // v: attention weights as lines between the tokens
+    bool no_gold;           // a: hide the gold alignment over cross-attention
+} ViewOptions;
+
 typedef struct {
     const Model *model;
     const Trace *trace;
@@ -18,12 +27,16 @@ typedef struct {
     Colormap cmap;
     int hover_row, hover_col;  // the cell under the mouse, or -1
     int font_px;            // label size, already scaled
+    ViewOptions opt;
 } ViewState;
 
-// Draws the step vs->step into area.
+// Draws the step vs->step into area: as one view, or with the options as
+// several panels side by side or in a grid.
 void view_draw(Gfx *g, SDL_Rect area, const ViewState *vs);
 
-// The matrix cell at canvas point (x, y) of the view drawn in area, if any.
+// The matrix cell at canvas point (x, y) of the view drawn in area, if any:
+// in a composite view, the same cell of the panel under the point; in a line
+// view, the line under the point or a token's strongest line.
 bool view_hit(Gfx *g, SDL_Rect area, const ViewState *vs, int x, int y, int *row, int *col);
 
 // Draws one step as a heatmap (used by composite views too): title above it

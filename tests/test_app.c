@@ -1,0 +1,1013 @@
+// The window's behaviour without a window: App driven by the SDL events a
+// person would cause (keys, typed and composed text, the mouse), drawn onto a
+// Gfx canvas, as the window and the export draw it.
+//
+// Golden images: tests/golden/NAME.png, one per kind of view, drawn at
+// 1280 × 800. A pixel differs when its squared RGB distance to the golden is
+// above ALLOWABLE_ERROR (as SDLTest_CompareSurfaces counts); a view fails when
+// more than MAX_DIFFERING of its pixels differ, and NAME.actual.png,
+// NAME.expected.png and NAME.diff.png (differing pixels in red) are written to
+// the build folder (build/tests). After a deliberate change to the drawing,
+// rewrite the goldens and look at every one before committing them:
+//
+//     TT_UPDATE_GOLDEN=1 meson test -C build app
+//
+// Tests of known, not yet fixed bugs are skipped with a note; TT_KNOWN_BUGS=1
+// runs them.
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <SDL_ttf.h>
+
+#include "app.h"
+#include "image.h"
+#include "vocab.h"
+#include "window.h"
+
+#define MODEL_PATH TT_TEST_DATA "/../../assets/models/en-zh.safetensors"
+#define SCRIPTS TT_TEST_DATA "/scripts/"
+#define SENTENCE "the cat sits on the mat ."
+#define TARGET "貓 坐 在 墊子 上 。"
+#define W 1280
+#define H 800
+
+enum { ALLOWABLE_ERROR = 3 * 6 * 6 };  // about 6 levels in each of R, G and B
+static const double MAX_DIFFERING = 0.005;
+
+static const char *font;  // found once, in main
+static Model *model;      // for tokenizing targets and the headless export
+
+typedef struct Golden Golden;
+
+typedef struct {
+    Gfx *g;
+    App *a;
+    char tmp[64];          // a scratch folder, removed in teardown
+    const Golden *golden;  // the golden image tests: which one
+} Fixture;
+
+// ---- fixtures ----------------------------------------------------------------
+
+static Fixture *fixture_new(const AppOptions *o) {
+    Fixture *f = calloc(1, sizeof *f);
+    Error err;
+    f->g = gfx_new(W, H, font, &err);
+    if (!f->g) fail_msg("gfx_new: %s", err.msg);
+    f->a = app_new(o, f->g, &err);
+    if (!f->a) fail_msg("app_new: %s", err.msg);
+    snprintf(f->tmp, sizeof f->tmp, "/tmp/tt-test-app-XXXXXX");
+    if (!mkdtemp(f->tmp)) fail_msg("mkdtemp: cannot make %s", f->tmp);
+    return f;
+}
+
+static int setup(void **state) {
+    AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE};
+    *state = fixture_new(&o);
+    return 0;
+}
+
+static void remove_tree(const char *dir) {
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+static int teardown(void **state) {
+    Fixture *f = *state;
+    app_free(f->a);
+    gfx_free(f->g);
+    remove_tree(f->tmp);
+    free(f);
+    return 0;
+}
+
+// ---- events ------------------------------------------------------------------
+
+// A key press and release; returns what app_event said of the press.
+static bool key(App *a, SDL_Keycode sym, Uint16 mod) {
+    SDL_Event e = {.type = SDL_KEYDOWN};
+    e.key.state = SDL_PRESSED;
+    e.key.keysym.sym = sym;
+    e.key.keysym.scancode = SDL_GetScancodeFromKey(sym);
+    e.key.keysym.mod = mod;
+    bool redraw = app_event(a, &e);
+    e.type = SDL_KEYUP;
+    e.key.state = SDL_RELEASED;
+    app_event(a, &e);
+    return redraw;
+}
+
+static void keys(App *a, SDL_Keycode sym, int times) {
+    for (int i = 0; i < times; i++) key(a, sym, KMOD_NONE);
+}
+
+// Typed text, in events of at most 31 bytes as SDL delivers it (a paste
+// arrives the same way). Returns what app_event said of the last one.
+static bool type(App *a, const char *text) {
+    SDL_Event e = {.type = SDL_TEXTINPUT};
+    size_t len = strlen(text), most = sizeof e.text.text - 1;
+    bool redraw = false;
+    for (size_t at = 0; at < len;) {
+        size_t n = len - at < most ? len - at : most;
+        while (n > 1 && at + n < len && ((unsigned char)text[at + n] & 0xC0) == 0x80) n--;
+        memcpy(e.text.text, text + at, n);
+        e.text.text[n] = '\0';
+        redraw = app_event(a, &e);
+        at += n;
+    }
+    return redraw;
+}
+
+// An input method's text being composed (not yet typed).
+static void compose(App *a, const char *text) {
+    SDL_Event e = {.type = SDL_TEXTEDITING};
+    snprintf(e.edit.text, sizeof e.edit.text, "%s", text);
+    e.edit.start = (Sint32)strlen(text);
+    app_event(a, &e);
+}
+
+static bool mouse(App *a, Uint32 type, int x, int y) {
+    SDL_Event e = {.type = type};
+    if (type == SDL_MOUSEMOTION) {
+        e.motion.x = x;
+        e.motion.y = y;
+    } else {
+        e.button.button = SDL_BUTTON_LEFT;
+        e.button.state = type == SDL_MOUSEBUTTONDOWN ? SDL_PRESSED : SDL_RELEASED;
+        e.button.clicks = 1;
+        e.button.x = x;
+        e.button.y = y;
+    }
+    return app_event(a, &e);
+}
+
+// Ctrl+L, and the text box emptied of up to chars characters (it starts with the current sentence).
+static void edit_afresh_of(App *a, int chars) {
+    key(a, SDLK_l, KMOD_LCTRL);
+    key(a, SDLK_END, KMOD_NONE);
+    keys(a, SDLK_BACKSPACE, chars);
+}
+static void edit_afresh(App *a) { edit_afresh_of(a, 200); }
+
+// ---- the state ---------------------------------------------------------------
+
+static const char *stage(const App *a, char *buf, size_t size) {
+    return trace_stage_id(trace_step(app_trace(a), app_step(a)), buf, size);
+}
+
+static int head(const App *a) { return trace_step(app_trace(a), app_step(a))->head; }
+
+#define expect_int(what, got, want)                                                                         \
+    do {                                                                                                    \
+        long got_ = (long)(got), want_ = (long)(want);                                                      \
+        if (got_ != want_) fail_msg("%s: expected: %ld, got: %ld", what, want_, got_);                    \
+    } while (0)
+
+#define expect_str(what, got, want)                                                                         \
+    do {                                                                                                    \
+        const char *got_ = (got), *want_ = (want);                                                          \
+        if (strcmp(got_, want_)) fail_msg("%s: expected: \"%s\", got: \"%s\"", what, want_, got_);         \
+    } while (0)
+
+#define expect_contains(what, got, part)                                                                    \
+    do {                                                                                                    \
+        const char *got_ = (got), *part_ = (part);                                                          \
+        if (!strstr(got_, part_)) fail_msg("%s: expected to contain \"%s\", got: \"%s\"", what, part_, got_); \
+    } while (0)
+
+static void expect_stage(const App *a, const char *id, int want_head) {
+    char buf[128];
+    expect_str("stage", stage(a, buf, sizeof buf), id);
+    if (want_head >= 0) expect_int("head", head(a), want_head);
+}
+
+static void go_to(App *a, const char *id, int h, int dstep) {
+    int i = trace_find(app_trace(a), id, h, dstep);
+    if (i < 0) fail_msg("no step %s head %d decoding step %d", id, h, dstep);
+    app_set_step(a, i);
+}
+
+// ---- images --------------------------------------------------------------------
+
+typedef struct {
+    int w, h;
+    uint8_t *rgb;  // w × h × 3
+} Image;
+
+static bool png_read(const char *path, Image *im, char *why, size_t size) {
+    png_image p = {.version = PNG_IMAGE_VERSION};
+    im->rgb = NULL;
+    if (!png_image_begin_read_from_file(&p, path)) {
+        snprintf(why, size, "%s", p.message);
+        return false;
+    }
+    p.format = PNG_FORMAT_RGB;
+    im->w = (int)p.width;
+    im->h = (int)p.height;
+    im->rgb = malloc(PNG_IMAGE_SIZE(p));
+    if (!im->rgb || !png_image_finish_read(&p, NULL, im->rgb, 0, NULL)) {
+        snprintf(why, size, "%s", im->rgb ? p.message : "out of memory");
+        png_image_free(&p);
+        free(im->rgb);
+        im->rgb = NULL;
+        return false;
+    }
+    return true;
+}
+
+static Uint32 surface_pixel(SDL_Surface *s, int x, int y) {
+    return ((const Uint32 *)((const Uint8 *)s->pixels + (size_t)y * s->pitch))[x];
+}
+
+static void image_pixel(const Image *im, int x, int y, int rgb[3]) {
+    const uint8_t *p = im->rgb + ((size_t)y * im->w + x) * 3;
+    rgb[0] = p[0];
+    rgb[1] = p[1];
+    rgb[2] = p[2];
+}
+
+// An ARGB8888 surface of the image, as the canvas is.
+static SDL_Surface *surface_of(const Image *im) {
+    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, im->w, im->h, 32, SDL_PIXELFORMAT_ARGB8888);
+    if (!s) fail_msg("SDL_CreateRGBSurfaceWithFormat: %s", SDL_GetError());
+    for (int y = 0; y < im->h; y++)
+        for (int x = 0; x < im->w; x++) {
+            int c[3];
+            image_pixel(im, x, y, c);
+            ((Uint32 *)((Uint8 *)s->pixels + (size_t)y * s->pitch))[x] = 0xFF000000u | (Uint32)c[0] << 16 | (Uint32)c[1] << 8 | (Uint32)c[2];
+        }
+    return s;
+}
+
+static void save_rgb(const char *path, const Image *im) {
+    SDL_Surface *s = surface_of(im);
+    Error err;
+    if (img_save_png(path, s, &err)) fprintf(stderr, "%s\n", err.msg);
+    SDL_FreeSurface(s);
+}
+
+// Compares the canvas with tests/golden/NAME.png, or writes it there when
+// TT_UPDATE_GOLDEN=1. On a difference returns false with the reason in message.
+static bool golden_matches(SDL_Surface *s, const char *name, char *message, size_t message_size) {
+    char golden[512], why[256];
+    Error err;
+    snprintf(golden, sizeof golden, "%s/%s.png", TT_GOLDEN, name);
+    const char *update = getenv("TT_UPDATE_GOLDEN");
+    if (update && !strcmp(update, "1")) {
+        if (img_save_png(golden, s, &err)) {
+            snprintf(message, message_size, "%s", err.msg);
+            return false;
+        }
+        printf("wrote %s\n", golden);
+        return true;
+    }
+    Image ref;
+    if (!png_read(golden, &ref, why, sizeof why)) {
+        snprintf(message, message_size, "%s: %s (to make it: TT_UPDATE_GOLDEN=1 meson test -C build app)", golden, why);
+        return false;
+    }
+    long differing = 0, total = (long)s->w * s->h;
+    Image diff = {s->w, s->h, calloc((size_t)total, 3)};
+    bool same_size = ref.w == s->w && ref.h == s->h;
+    for (int y = 0; same_size && y < s->h; y++)
+        for (int x = 0; x < s->w; x++) {
+            Uint32 p = surface_pixel(s, x, y);
+            int c[3], dr, dg, db;
+            image_pixel(&ref, x, y, c);
+            dr = (int)((p >> 16) & 255) - c[0];
+            dg = (int)((p >> 8) & 255) - c[1];
+            db = (int)(p & 255) - c[2];
+            bool off = dr * dr + dg * dg + db * db > ALLOWABLE_ERROR;
+            differing += off;
+            uint8_t *d = diff.rgb + ((size_t)y * s->w + x) * 3;
+            int grey = (c[0] + c[1] + c[2]) / 12 + 160;  // the golden, faint, under the differences
+            d[0] = off ? 255 : (uint8_t)grey;
+            d[1] = d[2] = off ? 0 : (uint8_t)grey;
+        }
+    if (!same_size || (double)differing > MAX_DIFFERING * (double)total) {
+        char cwd[512], actual[600], expected[600], diffp[600];
+        if (!getcwd(cwd, sizeof cwd)) snprintf(cwd, sizeof cwd, ".");
+        snprintf(actual, sizeof actual, "%s/%s.actual.png", cwd, name);
+        snprintf(expected, sizeof expected, "%s/%s.expected.png", cwd, name);
+        snprintf(diffp, sizeof diffp, "%s/%s.diff.png", cwd, name);
+        if (img_save_png(actual, s, &err)) fprintf(stderr, "%s\n", err.msg);
+        save_rgb(expected, &ref);
+        if (same_size) save_rgb(diffp, &diff);
+        if (!same_size)
+            snprintf(message, message_size, "%s: expected: %d×%d, got: %d×%d; see %s and %s", name, ref.w, ref.h, s->w, s->h, actual,
+                     expected);
+        else
+            snprintf(message, message_size, "%s: %ld of %ld pixels differ by more than %d (squared RGB distance), over %.1f%%; see %s, %s and %s",
+                     name, differing, total, ALLOWABLE_ERROR, 100.0 * MAX_DIFFERING, actual, expected, diffp);
+    }
+    free(ref.rgb);
+    free(diff.rgb);
+    return same_size && (double)differing <= MAX_DIFFERING * (double)total;
+}
+
+// ---- navigation ------------------------------------------------------------------
+
+static void test_arrows_home_end(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    int n = trace_count(app_trace(a));
+    expect_int("step at start", app_step(a), 0);
+    assert_true(key(a, SDLK_RIGHT, KMOD_NONE));
+    expect_int("step after →", app_step(a), 1);
+    expect_stage(a, "src.embed", 0);
+    key(a, SDLK_LEFT, KMOD_NONE);
+    expect_int("step after ←", app_step(a), 0);
+    key(a, SDLK_LEFT, KMOD_NONE);
+    expect_int("← at the first step", app_step(a), 0);
+    key(a, SDLK_END, KMOD_NONE);
+    expect_int("step after End", app_step(a), n - 1);
+    key(a, SDLK_RIGHT, KMOD_NONE);
+    expect_int("→ at the last step", app_step(a), n - 1);
+    key(a, SDLK_HOME, KMOD_NONE);
+    expect_int("step after Home", app_step(a), 0);
+}
+
+// The last step of each stage (docs/TRACE.md): after one of them, the next stage begins.
+static bool ends_stage(const Step *s) {
+    static const char *const ends[] = {"src.tokens", "src.input", "enc.norm1", "enc.norm2", "enc.output", "dec.tokens",
+                                       "dec.input", "dec.look_ahead_mask", "dec.norm1", "dec.norm2", "dec.norm3", "dec.output",
+                                       "dec.probs", "dec.top_k", "dec.choice", "dec.beam", "dec.loss"};
+    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++)
+        if (!strcmp(s->name, ends[i])) return true;
+    return false;
+}
+
+static void test_shift_arrows_go_by_stage(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    const Trace *t = app_trace(a);
+    int n = trace_count(t), starts[4096], n_starts = 0;
+    // forward to the end, one stage at a time: each landing is the step after a stage's end, and none was skipped
+    for (int guard = 0; guard < n && app_step(a) < n - 1; guard++) {
+        int from = app_step(a);
+        key(a, SDLK_RIGHT, KMOD_LSHIFT);
+        int to = app_step(a);
+        if (to <= from) fail_msg("Shift+→ from step %d: expected a later step, got: %d", from, to);
+        if (to < n - 1 && !ends_stage(trace_step(t, to - 1)))
+            fail_msg("Shift+→ from %d landed on %d, whose previous step %s ends no stage", from, to, trace_step(t, to - 1)->name);
+        for (int i = from; i < to - 1; i++)
+            if (ends_stage(trace_step(t, i))) fail_msg("Shift+→ from %d to %d skipped the stage starting at %d", from, to, i + 1);
+        if (n_starts < 4096) starts[n_starts++] = to;
+    }
+    expect_int("Shift+→ ends at the last step", app_step(a), n - 1);
+    char id[128];
+    expect_str("first stage start", trace_stage_id(trace_step(t, starts[0]), id, sizeof id), "src.embed");
+    expect_str("second stage start", trace_stage_id(trace_step(t, starts[1]), id, sizeof id), "enc.L1.self_attn.q");
+    expect_str("third stage start", trace_stage_id(trace_step(t, starts[2]), id, sizeof id), "enc.L1.ffn.hidden");
+    // back again: from a stage's start, Shift+← goes to the previous stage's start
+    app_set_step(a, starts[2]);
+    key(a, SDLK_LEFT, KMOD_LSHIFT);
+    expect_int("Shift+← from the third stage", app_step(a), starts[1]);
+    key(a, SDLK_LEFT, KMOD_LSHIFT);
+    expect_int("Shift+← from the second stage", app_step(a), starts[0]);
+    key(a, SDLK_LEFT, KMOD_LSHIFT);
+    expect_int("Shift+← from the first stage", app_step(a), 0);
+    // from inside a stage, Shift+← goes to its start
+    app_set_step(a, starts[2] + 2);
+    key(a, SDLK_LEFT, KMOD_LSHIFT);
+    expect_int("Shift+← from inside a stage", app_step(a), starts[2]);
+}
+
+static void test_page_keys_change_layer(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    go_to(a, "enc.L1.self_attn.weights", 2, 0);
+    key(a, SDLK_PAGEDOWN, KMOD_NONE);
+    expect_stage(a, "enc.L2.self_attn.weights", 2);
+    key(a, SDLK_PAGEDOWN, KMOD_NONE);  // the model has two layers
+    expect_stage(a, "enc.L2.self_attn.weights", 2);
+    key(a, SDLK_PAGEUP, KMOD_NONE);
+    expect_stage(a, "enc.L1.self_attn.weights", 2);
+    key(a, SDLK_PAGEUP, KMOD_NONE);
+    expect_stage(a, "enc.L1.self_attn.weights", 2);
+    // in the decoder, at the same decoding step
+    go_to(a, "dec.L1.cross_attn.weights", 3, 4);
+    key(a, SDLK_PAGEDOWN, KMOD_NONE);
+    expect_stage(a, "dec.L2.cross_attn.weights", 3);
+    expect_int("decoding step", trace_step(app_trace(a), app_step(a))->dstep, 4);
+    go_to(a, "dec.L1.norm3", 0, 2);
+    key(a, SDLK_PAGEDOWN, KMOD_NONE);
+    expect_stage(a, "dec.L2.norm3", 0);
+    // a step of no layer stays
+    go_to(a, "src.embed", 0, 0);
+    key(a, SDLK_PAGEDOWN, KMOD_NONE);
+    expect_stage(a, "src.embed", 0);
+}
+
+static void test_number_keys_pick_head(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    go_to(a, "enc.L1.self_attn.weights", 1, 0);
+    for (int h = 1; h <= 4; h++) {
+        key(a, SDLK_0 + h, KMOD_NONE);
+        expect_stage(a, "enc.L1.self_attn.weights", h);
+    }
+    key(a, SDLK_9, KMOD_NONE);  // four heads only
+    expect_stage(a, "enc.L1.self_attn.weights", 4);
+    go_to(a, "dec.L2.cross_attn.scores", 1, 3);
+    key(a, SDLK_2, KMOD_NONE);
+    expect_stage(a, "dec.L2.cross_attn.scores", 2);
+    expect_int("decoding step", trace_step(app_trace(a), app_step(a))->dstep, 3);
+    go_to(a, "src.embed", 0, 0);  // a step of all heads: the keys do nothing
+    int before = app_step(a);
+    key(a, SDLK_2, KMOD_NONE);
+    expect_int("step after 2 on a step without heads", app_step(a), before);
+}
+
+// The timeline is found by clicking up from the bottom edge until the step
+// changes, so the test does not depend on the layout.
+static void test_timeline_click_and_drag(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    int n = trace_count(app_trace(a)), y = H - 1;
+    app_draw(a);
+    for (; y > H / 2; y--) {
+        mouse(a, SDL_MOUSEBUTTONDOWN, W / 2, y);
+        if (app_step(a) != 0) break;
+        mouse(a, SDL_MOUSEBUTTONUP, W / 2, y);
+    }
+    if (app_step(a) == 0) fail_msg("no click in the lower half of the window moved the step");
+    if (abs(app_step(a) - n / 2) > n / 20) fail_msg("click at the timeline's middle: expected: about %d, got: %d", n / 2, app_step(a));
+    mouse(a, SDL_MOUSEMOTION, W - 1, y);  // still dragging
+    if (app_step(a) < n - n / 20) fail_msg("drag to the right edge: expected: about %d, got: %d", n - 1, app_step(a));
+    mouse(a, SDL_MOUSEMOTION, -50, y);
+    expect_int("drag past the left edge", app_step(a), 0);
+    mouse(a, SDL_MOUSEBUTTONUP, -50, y);
+    mouse(a, SDL_MOUSEMOTION, W / 2, y);  // released: moving no longer steps
+    expect_int("step after release", app_step(a), 0);
+}
+
+static void test_hover_names_the_cell(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    go_to(a, "enc.L1.self_attn.weights", 1, 0);
+    app_draw(a);
+    bool found = false;
+    for (int y = H / 4; y < H * 3 / 4 && !found; y += 10)
+        for (int x = 0; x < W && !found; x += 10) {
+            mouse(a, SDL_MOUSEMOTION, x, y);
+            found = !strncmp(app_status(a), "row ", 4);
+        }
+    if (!found) fail_msg("no point in the middle of the window shows a cell; status: \"%s\"", app_status(a));
+    expect_contains("status over a cell", app_status(a), "row sum");
+    app_draw(a);  // with the hovered cell outlined
+}
+
+// ---- the text box ------------------------------------------------------------------
+
+static void test_text_needs_ctrl_l(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    assert_false(type(a, "dog"));
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_str("sentence", app_sentence(a), SENTENCE);
+    key(a, SDLK_l, KMOD_LCTRL);
+    assert_true(type(a, "x"));
+    key(a, SDLK_ESCAPE, KMOD_NONE);  // stops editing, the sentence unchanged
+    expect_str("sentence after Escape", app_sentence(a), SENTENCE);
+    assert_false(type(a, "y"));
+}
+
+static void test_typing_multibyte(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    edit_afresh(a);
+    type(a, "the cat 我");
+    app_draw(a);
+    key(a, SDLK_BACKSPACE, KMOD_NONE);  // all three bytes of 我: one byte less would leave invalid UTF-8 and Enter would fail
+    key(a, SDLK_BACKSPACE, KMOD_NONE);
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_str("status", app_status(a), "");
+    expect_str("sentence", app_sentence(a), "the cat");
+    expect_int("step after a new sentence", app_step(a), 0);
+    // the cursor keys and Delete also go by whole characters
+    edit_afresh(a);
+    type(a, "the 我貓cat");
+    key(a, SDLK_HOME, KMOD_NONE);
+    keys(a, SDLK_RIGHT, 5);  // past "the " and 我
+    key(a, SDLK_DELETE, KMOD_NONE);  // 貓
+    key(a, SDLK_LEFT, KMOD_NONE);
+    key(a, SDLK_DELETE, KMOD_NONE);  // 我
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_str("sentence", app_sentence(a), "the cat");
+}
+
+static void test_input_method(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    edit_afresh(a);
+    type(a, "the cat sits on the ");
+    compose(a, "ㄇㄠ");
+    app_draw(a);
+    compose(a, "貓");
+    app_draw(a);
+    type(a, "貓");  // committed
+    app_draw(a);
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_str("sentence", app_sentence(a), "the cat sits on the 貓");
+    expect_contains("status names the unknown word", app_status(a), "\"貓\"");
+}
+
+static void test_only_unknown_words_keep_text(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    edit_afresh(a);
+    type(a, "xyzzy plugh");
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_contains("status", app_status(a), "vocabulary");
+    expect_str("sentence", app_sentence(a), SENTENCE);
+    app_draw(a);
+    // still editing, with the text kept: more typed text joins it
+    type(a, " the cat");
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_str("sentence", app_sentence(a), "xyzzy plugh the cat");
+}
+
+static void test_too_long_sentence_keeps_text(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    edit_afresh(a);
+    for (int i = 0; i < 20; i++) type(a, "the cat ");  // 40 words; the model takes 24 tokens
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_contains("status", app_status(a), "40 tokens");
+    expect_contains("status", app_status(a), "at most");
+    expect_str("sentence", app_sentence(a), SENTENCE);
+    app_draw(a);
+    // Escape and Ctrl+L again: the same 40 words are there
+    key(a, SDLK_ESCAPE, KMOD_NONE);
+    key(a, SDLK_l, KMOD_LCTRL);
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_contains("status", app_status(a), "40 tokens");
+}
+
+static void test_invalid_utf8_keeps_text(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    edit_afresh(a);
+    type(a, "the cat \xFF");
+    app_draw(a);
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_contains("status", app_status(a), "UTF-8");
+    expect_str("sentence", app_sentence(a), SENTENCE);
+    key(a, SDLK_BACKSPACE, KMOD_NONE);  // the bad byte
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_str("sentence", app_sentence(a), "the cat ");
+    // a character cut short (first two bytes of 我)
+    edit_afresh(a);
+    type(a, "the cat \xE6\x88");
+    app_draw(a);
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_contains("status", app_status(a), "UTF-8");
+    expect_str("sentence", app_sentence(a), "the cat ");
+}
+
+// A 10,000-character paste arriving as text events (as from an input method
+// or a tool that types it); Ctrl+V is test_paste.
+static void test_huge_text(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    char *paste = malloc(40000);
+    edit_afresh(a);
+    for (int i = 0; i < 2500; i++) memcpy(paste + 4 * i, "cat ", 4);  // 10,000 characters
+    paste[10000] = '\0';
+    type(a, paste);
+    app_draw(a);
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_contains("status", app_status(a), "2500 tokens");
+    expect_str("sentence", app_sentence(a), SENTENCE);
+    app_draw(a);
+    // 10,000 Chinese characters are 30,000 bytes: more than the box holds
+    edit_afresh_of(a, 10000);
+    for (int i = 0; i < 10000; i++) memcpy(paste + 3 * i, "貓", 3);
+    paste[30000] = '\0';
+    type(a, paste);
+    expect_contains("status", app_status(a), "at most");
+    app_draw(a);
+    key(a, SDLK_RETURN, KMOD_NONE);
+    if (!app_status(a)[0]) fail_msg("no status after Enter on 10,000 unknown characters");
+    expect_str("sentence", app_sentence(a), SENTENCE);
+    app_draw(a);
+    free(paste);
+}
+
+// Ctrl+V: the clipboard's text at once (not in 31-byte events), line breaks as spaces.
+static void test_paste(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    edit_afresh(a);
+    SDL_SetClipboardText("the cat\nsits\ton the mat .");
+    key(a, SDLK_v, KMOD_LCTRL);
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_str("sentence", app_sentence(a), "the cat sits on the mat .");
+    edit_afresh(a);
+    SDL_SetClipboardText("the \xFF cat");
+    key(a, SDLK_v, KMOD_LCTRL);
+    app_draw(a);
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_contains("status", app_status(a), "UTF-8");
+    expect_str("sentence", app_sentence(a), "the cat sits on the mat .");
+    char *paste = malloc(40000);
+    for (int i = 0; i < 2500; i++) memcpy(paste + 4 * i, "cat ", 4);
+    paste[10000] = '\0';
+    edit_afresh(a);
+    SDL_SetClipboardText(paste);
+    key(a, SDLK_v, KMOD_LCTRL);
+    app_draw(a);
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_contains("status", app_status(a), "2500 tokens");
+    for (int i = 0; i < 10000; i++) memcpy(paste + 3 * i, "貓", 3);
+    paste[30000] = '\0';
+    edit_afresh_of(a, 10000);
+    SDL_SetClipboardText(paste);
+    key(a, SDLK_v, KMOD_LCTRL);
+    expect_contains("status", app_status(a), "at most");
+    app_draw(a);
+    key(a, SDLK_RETURN, KMOD_NONE);
+    if (!app_status(a)[0]) fail_msg("no status after Enter on 10,000 pasted unknown characters");
+    expect_str("sentence", app_sentence(a), "the cat sits on the mat .");
+    free(paste);
+}
+
+// ---- the window's size ---------------------------------------------------------------
+
+static void test_tiny_and_huge_canvas(void **state) {
+    Fixture *f = *state;
+    static const int sizes[][2] = {{100, 100}, {7680, 4320}, {1, 1}, {W, H}};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        if (gfx_resize(f->g, sizes[i][0], sizes[i][1])) fail_msg("gfx_resize %d×%d failed", sizes[i][0], sizes[i][1]);
+        go_to(f->a, "enc.L1.self_attn.weights", 1, 0);
+        app_draw(f->a);
+        mouse(f->a, SDL_MOUSEMOTION, sizes[i][0] / 2, sizes[i][1] / 2);
+        key(f->a, SDLK_SLASH, KMOD_LSHIFT);  // help
+        app_draw(f->a);
+        key(f->a, SDLK_SLASH, KMOD_LSHIFT);
+        go_to(f->a, "dec.top_k", 0, 2);
+        app_draw(f->a);
+        key(f->a, SDLK_l, KMOD_LCTRL);
+        type(f->a, " 我");
+        app_draw(f->a);
+        key(f->a, SDLK_ESCAPE, KMOD_NONE);
+        for (int k = 0; k < 12; k++) key(f->a, SDLK_EQUALS, KMOD_LCTRL);  // the largest UI scale
+        app_draw(f->a);
+        key(f->a, SDLK_0, KMOD_LCTRL);
+        expect_int("canvas width", gfx_width(f->g), sizes[i][0]);
+    }
+}
+
+// ---- golden images -----------------------------------------------------------------
+
+struct Golden {
+    const char *name;       // tests/golden/NAME.png
+    const char *stage;
+    int head, dstep;
+    DecodeMode mode;
+    const char *keys;       // then pressed: ? help, t theme, e the text box with an input method composing
+};
+
+static const Golden goldens[] = {
+    {"src.tokens", "src.tokens", 0, 0, DECODE_GREEDY, ""},
+    {"src.embed", "src.embed", 0, 0, DECODE_GREEDY, ""},
+    {"enc.L1.self_attn.scores", "enc.L1.self_attn.scores", 1, 0, DECODE_GREEDY, ""},
+    {"enc.L1.self_attn.weights", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, ""},
+    {"enc.L1.self_attn.weights.dark", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "t"},
+    {"dec.look_ahead_mask", "dec.look_ahead_mask", 0, 5, DECODE_GREEDY, ""},
+    {"dec.L1.self_attn.masked_scores", "dec.L1.self_attn.masked_scores", 1, 5, DECODE_GREEDY, ""},
+    {"dec.L2.cross_attn.weights", "dec.L2.cross_attn.weights", 2, 5, DECODE_GREEDY, ""},
+    {"dec.probs", "dec.probs", 0, 3, DECODE_GREEDY, ""},
+    {"dec.top_k", "dec.top_k", 0, 3, DECODE_GREEDY, ""},
+    {"dec.choice", "dec.choice", 0, 3, DECODE_GREEDY, ""},
+    {"dec.beam", "dec.beam", 0, 3, DECODE_BEAM, ""},
+    {"dec.loss", "dec.loss", 0, 1, DECODE_TEACHER, ""},
+    {"help", "src.tokens", 0, 0, DECODE_GREEDY, "?"},
+    {"text_box", "src.tokens", 0, 0, DECODE_GREEDY, "e"},
+};
+enum { N_GOLDEN = sizeof goldens / sizeof *goldens };
+
+static Tokens target;  // TARGET in the model's target vocabulary
+
+// The state cmocka passes in is the Golden; the test gets the Fixture.
+static int setup_golden(void **state) {
+    const Golden *gd = *state;
+    AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE, .decode = {.mode = gd->mode}};
+    if (gd->mode == DECODE_TEACHER) {
+        o.decode.target = target.ids;
+        o.decode.target_len = target.n;
+    }
+    Fixture *f = fixture_new(&o);
+    f->golden = gd;
+    go_to(f->a, gd->stage, gd->head, gd->dstep);
+    for (const char *k = gd->keys; *k; k++) {
+        if (*k == '?') key(f->a, SDLK_SLASH, KMOD_LSHIFT);
+        else if (*k == 't') key(f->a, SDLK_t, KMOD_NONE);
+        else if (*k == 'e') {
+            key(f->a, SDLK_l, KMOD_LCTRL);
+            keys(f->a, SDLK_BACKSPACE, 5);  // "mat ."
+            type(f->a, "我的");
+            compose(f->a, "ㄇㄠ");
+        }
+    }
+    *state = f;
+    return 0;
+}
+
+static void test_golden(void **state) {
+    Fixture *f = *state;
+    char why[2048];
+    app_draw(f->a);
+    if (!golden_matches(gfx_surface(f->g), f->golden->name, why, sizeof why)) fail_msg("%s", why);
+}
+
+// ---- export ------------------------------------------------------------------------
+
+static Trace *trace_of(const char *sentence) {
+    Tokens tok;
+    Error err;
+    if (voc_tokenize(model->src, sentence, &tok, &err)) fail_msg("%s", err.msg);
+    DecodeOptions opt = {0};
+    Trace *t = trace_run(model, tok.ids, tok.n, &opt, &err);
+    voc_tokens_deinit(&tok);
+    if (!t) fail_msg("trace_run: %s", err.msg);
+    return t;
+}
+
+static void expect_png(const char *path, int w, int h, Color corner) {
+    Image im;
+    char why[256];
+    if (!png_read(path, &im, why, sizeof why)) fail_msg("%s: %s", path, why);
+    int c[3];
+    image_pixel(&im, 0, 0, c);
+    int want[3] = {(int)(corner >> 16) & 255, (int)(corner >> 8) & 255, (int)corner & 255};
+    free(im.rgb);
+    if (im.w != w || im.h != h) fail_msg("%s: expected: %d×%d, got: %d×%d", path, w, h, im.w, im.h);
+    if (c[0] != want[0] || c[1] != want[1] || c[2] != want[2])
+        fail_msg("%s: corner pixel: expected: #%02X%02X%02X (the background), got: #%02X%02X%02X", path, want[0], want[1], want[2], c[0],
+                 c[1], c[2]);
+}
+
+static void test_render_step_png(void **state) {
+    Fixture *f = *state;
+    Trace *t = trace_of(SENTENCE);
+    int step = trace_find(t, "dec.L2.cross_attn.weights", 2, 5);
+    char path[256];
+    Error err;
+    snprintf(path, sizeof path, "%s/cross.png", f->tmp);
+    if (app_render_step_png(model, t, step, 600, 400, 2.0f, false, CMAP_VIRIDIS, font, path, &err)) fail_msg("%s", err.msg);
+    expect_png(path, 1200, 800, theme_get(false)->background);
+    // its pixels: the golden of the export at twice the density
+    Image im;
+    char why[256];
+    if (!png_read(path, &im, why, sizeof why)) fail_msg("%s: %s", path, why);
+    SDL_Surface *s = surface_of(&im);
+    free(im.rgb);
+    char message[2048];
+    bool same = golden_matches(s, "export.dec.L2.cross_attn.weights@2x", message, sizeof message);
+    SDL_FreeSurface(s);
+    snprintf(path, sizeof path, "%s/dark.png", f->tmp);
+    int rc = app_render_step_png(model, t, 0, 300, 200, 1.0f, true, CMAP_MAGMA, font, path, &err);
+    trace_free(t);
+    if (!same) fail_msg("%s", message);
+    if (rc) fail_msg("%s", err.msg);
+    expect_png(path, 300, 200, theme_get(true)->background);
+}
+
+static void test_render_step_png_unwritable(void **state) {
+    Fixture *f = *state;
+    Trace *t = trace_of(SENTENCE);
+    char file[256], path[512];
+    Error err;
+    snprintf(file, sizeof file, "%s/a-file", f->tmp);  // a file where a folder should be: fails even for root
+    FILE *fp = fopen(file, "w");
+    fclose(fp);
+    const char *bad[] = {"/nonexistent-folder-tt/x.png", path};
+    snprintf(path, sizeof path, "%s/x.png", file);
+    for (int i = 0; i < 2; i++) {
+        err.msg[0] = '\0';
+        expect_int("app_render_step_png into an unwritable folder", app_render_step_png(model, t, 0, 300, 200, 1.0f, false, CMAP_VIRIDIS,
+                                                                                       font, bad[i], &err), -1);
+        expect_contains("message names the file", err.msg, bad[i]);
+    }
+    trace_free(t);
+}
+
+static void test_export_view(void **state) {
+    Fixture *f = *state;
+    go_to(f->a, "enc.L1.self_attn.weights", 3, 0);
+    char out[512], want[512], csv[512];
+    Error err;
+    if (app_export_view(f->a, f->tmp, 1.0f, out, sizeof out, &err)) fail_msg("%s", err.msg);
+    snprintf(want, sizeof want, "%s/tracer-enc.L1.self_attn.weights-h3.png", f->tmp);
+    expect_str("exported file", out, want);
+    expect_png(out, 1200, 800, theme_get(false)->background);
+    snprintf(csv, sizeof csv, "%s/tracer-enc.L1.self_attn.weights-h3.csv", f->tmp);
+    FILE *fp = fopen(csv, "r");
+    if (!fp) fail_msg("%s: not written", csv);
+    int lines = 0, c;
+    while ((c = fgetc(fp)) != EOF) lines += c == '\n';
+    fclose(fp);
+    expect_int("CSV lines (a header and 7 rows)", lines, 8);
+    // a decoder step names its decoding step
+    go_to(f->a, "dec.L1.cross_attn.weights", 2, 4);
+    if (app_export_view(f->a, f->tmp, 0.5f, out, sizeof out, &err)) fail_msg("%s", err.msg);
+    expect_contains("exported file", out, "tracer-dec.L1.cross_attn.weights-h2-step4.png");
+    expect_png(out, 600, 400, theme_get(false)->background);
+    // a folder that cannot be written
+    char bad[512];
+    snprintf(bad, sizeof bad, "%s/no/such/folder", f->tmp);
+    expect_int("app_export_view into a missing folder", app_export_view(f->a, bad, 1.0f, out, sizeof out, &err), -1);
+    expect_contains("message names the folder", err.msg, bad);
+}
+
+// Ctrl+S saves into the working folder, and says so (or why not) in the status line.
+static void test_ctrl_s(void **state) {
+    Fixture *f = *state;
+    char cwd[512], gone[512];
+    if (!getcwd(cwd, sizeof cwd)) fail_msg("getcwd failed");
+    if (chdir(f->tmp)) fail_msg("cannot enter %s", f->tmp);
+    go_to(f->a, "dec.top_k", 0, 2);
+    app_draw(f->a);
+    key(f->a, SDLK_s, KMOD_LCTRL);
+    expect_contains("status", app_status(f->a), "Saved");
+    expect_contains("status", app_status(f->a), "tracer-dec.top_k-step2.png");
+    expect_png("tracer-dec.top_k-step2.png", 2400, 1600, theme_get(false)->background);
+    key(f->a, SDLK_s, KMOD_LCTRL | KMOD_LSHIFT);  // the window as it is
+    expect_contains("status", app_status(f->a), "tracer-window.png");
+    expect_png("tracer-window.png", W, H, theme_get(false)->background);
+    key(f->a, SDLK_F2, KMOD_NONE);  // the other language
+    key(f->a, SDLK_s, KMOD_LCTRL);
+    expect_contains("status", app_status(f->a), "已儲存");
+    key(f->a, SDLK_F2, KMOD_NONE);
+    // a working folder that has gone: the status says where it could not write
+    snprintf(gone, sizeof gone, "%s/gone", f->tmp);
+    mkdir(gone, 0700);
+    bool entered = chdir(gone) == 0 && rmdir(gone) == 0;
+    if (entered) {
+        key(f->a, SDLK_s, KMOD_LCTRL);
+        expect_contains("status", app_status(f->a), "tracer-dec.top_k-step2.png");
+        if (strstr(app_status(f->a), "Saved")) fail_msg("status: expected an error, got: \"%s\"", app_status(f->a));
+        app_draw(f->a);
+    }
+    if (chdir(cwd)) fail_msg("cannot go back to %s", cwd);
+    if (!entered) fail_msg("could not set up a removed working folder");
+}
+
+// ---- missing files and bad first sentences -----------------------------------------------
+
+static void test_missing_model_and_font(void **state) {
+    (void)state;
+    Error err;
+    Gfx *g = gfx_new(W, H, "/nonexistent/font.ttc", &err);
+    assert_null(g);
+    expect_contains("message names the font", err.msg, "/nonexistent/font.ttc");
+    setenv("TRANSFORMER_TRACER_FONT", "/nonexistent/font.otf", 1);
+    const char *found = gfx_find_font(&err);
+    unsetenv("TRANSFORMER_TRACER_FONT");
+    assert_null(found);
+    expect_contains("message names the font", err.msg, "/nonexistent/font.otf");
+    g = gfx_new(W, H, font, &err);
+    AppOptions o = {.model_path = "/nonexistent/model.safetensors", .src = SENTENCE};
+    App *a = app_new(&o, g, &err);
+    assert_null(a);
+    expect_contains("message names the model", err.msg, "/nonexistent/model.safetensors");
+    gfx_free(g);
+}
+
+// Tests of behaviour that is known to be wrong and not yet fixed: skipped,
+// and reported, unless TT_KNOWN_BUGS=1. Remove the call when the bug is fixed.
+static void known_bug(const char *what) {
+    const char *on = getenv("TT_KNOWN_BUGS");
+    if (on && !strcmp(on, "1")) return;
+    print_message("known bug, skipped (TT_KNOWN_BUGS=1 runs it): %s\n", what);
+    skip();
+}
+
+// Typing in the text box sends each key's SDL_KEYDOWN before its text, as
+// SDL does: the letters and digits typed must not act as shortcuts.
+static void test_typing_is_not_shortcuts(void **state) {
+    known_bug("app.c key_down: keys edit_key does not handle fall through to the shortcuts while typing "
+              "(t theme, c colour map, m g v a views, digits heads, Space playback, [ ] speed)");
+    App *a = ((Fixture *)*state)->a;
+    go_to(a, "enc.L1.self_attn.weights", 1, 0);
+    int before = app_step(a);
+    key(a, SDLK_l, KMOD_LCTRL);
+    for (const char *c = " a cat 2"; *c; c++) {
+        SDL_Event e = {.type = SDL_KEYDOWN};
+        e.key.keysym.sym = (SDL_Keycode)*c;
+        app_event(a, &e);
+        char t[2] = {*c, '\0'};
+        type(a, t);
+    }
+    app_draw(a);
+    expect_int("step after typing \"2\"", app_step(a), before);
+    expect_int("playing after typing spaces (app_next_tick)", app_next_tick(a, SDL_GetTicks()) >= 0, 0);
+    Uint32 corner = surface_pixel(gfx_surface(((Fixture *)*state)->g), 0, 0) & 0xFFFFFF;
+    expect_int("background after typing \"t\" (light theme)", corner, theme_get(false)->background & 0xFFFFFF);
+}
+
+// A long export folder: the file name is built in a fixed buffer.
+static void test_export_long_folder(void **state) {
+    known_bug("app.c app_export_view: when dir fills base[512], n passes sizeof base and "
+              "snprintf(base + n, sizeof base - n) writes past the buffer (heads and decoding steps)");
+    Fixture *f = *state;
+    // "DIR/tracer-dec.L1.cross_attn.weights" just over 512 bytes: the head's "-h2" then lands just past
+    // the buffer, where the address sanitizer sees it
+    char dir[700];
+    size_t len = 516 - strlen("/tracer-dec.L1.cross_attn.weights");
+    int n = snprintf(dir, sizeof dir, "%s/", f->tmp);
+    memset(dir + n, 'x', len - (size_t)n);
+    dir[len] = '\0';
+    go_to(f->a, "dec.L1.cross_attn.weights", 2, 3);
+    char out[1024];
+    Error err;
+    expect_int("app_export_view into a folder whose name is too long", app_export_view(f->a, dir, 1.0f, out, sizeof out, &err), -1);
+}
+
+// A first sentence (--src) that cannot run: the window opens on the default
+// sentence and says why the given one was not used.
+static void test_bad_first_sentence(void **state) {
+    (void)state;
+    known_bug("app_new: when --src cannot run, the default sentence's success clears the status saying why");
+    static const char *const bad[] = {"xyzzy plugh", "the \xFF cat", ""};
+    Error err;
+    for (int i = 0; i < 3; i++) {
+        Gfx *g = gfx_new(W, H, font, &err);
+        AppOptions o = {.model_path = MODEL_PATH, .src = bad[i]};
+        App *a = app_new(&o, g, &err);
+        if (!a) fail_msg("app_new with --src \"%s\": %s", bad[i], err.msg);
+        if (!app_status(a)[0]) fail_msg("--src \"%s\": expected a status saying why it was not used, got none (sentence: \"%s\")", bad[i],
+                                        app_sentence(a));
+        app_draw(a);
+        app_free(a);
+        gfx_free(g);
+    }
+}
+
+// ---- the script runner (its success is the app-script test) -----------------------------
+
+static void test_script_reports_failures(void **state) {
+    (void)state;
+    AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE, .script = SCRIPTS "failing.txt"};
+    expect_int("window_run with a failing check", window_run(&o), 1);
+    o.script = SCRIPTS "malformed.txt";
+    expect_int("window_run with a malformed script", window_run(&o), 1);
+    o.script = SCRIPTS "no-such-script.txt";
+    expect_int("window_run with a missing script", window_run(&o), 1);
+}
+
+int main(void) {
+    Error err;
+    // video for the clipboard (Ctrl+V); never a window on the screen
+    if (!getenv("SDL_VIDEODRIVER")) setenv("SDL_VIDEODRIVER", "offscreen", 1);
+    if (SDL_Init(SDL_INIT_VIDEO) < 0) {
+        fprintf(stderr, "SDL_Init: %s\n", SDL_GetError());
+        return 1;
+    }
+    font = gfx_find_font(&err);
+    if (!font) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    model = mdl_load(MODEL_PATH, &err);
+    if (!model || voc_tokenize(model->tgt, TARGET, &target, &err)) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    const struct CMUnitTest behaviour[] = {
+        cmocka_unit_test_setup_teardown(test_arrows_home_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shift_arrows_go_by_stage, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_page_keys_change_layer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_number_keys_pick_head, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_timeline_click_and_drag, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hover_names_the_cell, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_text_needs_ctrl_l, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_typing_multibyte, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_input_method, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_only_unknown_words_keep_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_too_long_sentence_keeps_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_invalid_utf8_keeps_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_huge_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_paste, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_tiny_and_huge_canvas, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_render_step_png, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_render_step_png_unwritable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_view, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ctrl_s, setup, teardown),
+        cmocka_unit_test(test_missing_model_and_font),
+        cmocka_unit_test(test_bad_first_sentence),
+        cmocka_unit_test_setup_teardown(test_typing_is_not_shortcuts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_long_folder, setup, teardown),
+        cmocka_unit_test(test_script_reports_failures),  // last: window_run ends with SDL_Quit
+    };
+    enum { N_BEHAVIOUR = sizeof behaviour / sizeof *behaviour };
+    // the goldens: one test each, named after its file
+    struct CMUnitTest tests[N_BEHAVIOUR + N_GOLDEN];
+    for (int i = 0; i < N_GOLDEN; i++)
+        tests[i] = (struct CMUnitTest){goldens[i].name, test_golden, setup_golden, teardown, (void *)&goldens[i]};
+    for (int i = 0; i < N_BEHAVIOUR; i++) tests[N_GOLDEN + i] = behaviour[i];
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    voc_tokens_deinit(&target);
+    mdl_free(model);
+    TTF_Quit();
+    SDL_Quit();
+    return failed;
+}
