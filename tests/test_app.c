@@ -872,20 +872,9 @@ static void test_missing_model_and_font(void **state) {
     gfx_free(g);
 }
 
-// Tests of behaviour that is known to be wrong and not yet fixed: skipped,
-// and reported, unless TT_KNOWN_BUGS=1. Remove the call when the bug is fixed.
-static void known_bug(const char *what) {
-    const char *on = getenv("TT_KNOWN_BUGS");
-    if (on && !strcmp(on, "1")) return;
-    print_message("known bug, skipped (TT_KNOWN_BUGS=1 runs it): %s\n", what);
-    skip();
-}
-
 // Typing in the text box sends each key's SDL_KEYDOWN before its text, as
 // SDL does: the letters and digits typed must not act as shortcuts.
 static void test_typing_is_not_shortcuts(void **state) {
-    known_bug("app.c key_down: keys edit_key does not handle fall through to the shortcuts while typing "
-              "(t theme, c colour map, m g v a views, digits heads, Space playback, [ ] speed)");
     App *a = ((Fixture *)*state)->a;
     go_to(a, "enc.L1.self_attn.weights", 1, 0);
     int before = app_step(a);
@@ -906,8 +895,6 @@ static void test_typing_is_not_shortcuts(void **state) {
 
 // A long export folder: the file name is built in a fixed buffer.
 static void test_export_long_folder(void **state) {
-    known_bug("app.c app_export_view: when dir fills base[512], n passes sizeof base and "
-              "snprintf(base + n, sizeof base - n) writes past the buffer (heads and decoding steps)");
     Fixture *f = *state;
     // "DIR/tracer-dec.L1.cross_attn.weights" just over 512 bytes: the head's "-h2" then lands just past
     // the buffer, where the address sanitizer sees it
@@ -926,7 +913,6 @@ static void test_export_long_folder(void **state) {
 // sentence and says why the given one was not used.
 static void test_bad_first_sentence(void **state) {
     (void)state;
-    known_bug("app_new: when --src cannot run, the default sentence's success clears the status saying why");
     static const char *const bad[] = {"xyzzy plugh", "the \xFF cat", ""};
     Error err;
     for (int i = 0; i < 3; i++) {

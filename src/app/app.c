@@ -109,10 +109,16 @@ App *app_new(const AppOptions *o, Gfx *g, Error *err) {
     const char *src = o->src ? o->src : "i love natural language processing";
     snprintf(a->edit, sizeof a->edit, "%s", src);
     a->cursor = strlen(a->edit);
-    if (app_set_sentence(a, src) && app_set_sentence(a, "i love natural language processing")) {
-        err_set(err, "%s", a->status);
-        app_free(a);
-        return NULL;
+    if (app_set_sentence(a, src)) {
+        // keep why the sentence asked for could not run, above the default one
+        char why[sizeof a->status];
+        snprintf(why, sizeof why, "%s", a->status);
+        if (app_set_sentence(a, "i love natural language processing")) {
+            err_set(err, "%s", a->status);
+            app_free(a);
+            return NULL;
+        }
+        set_status(a, "%s", why);
     }
     return a;
 }
@@ -299,9 +305,11 @@ int app_export_view(App *a, const char *dir, float scale, char *out, size_t size
     const Step *s = trace_step(a->t, a->step);
     char id[128], base[512];
     trace_stage_id(s, id, sizeof id);
-    int n = snprintf(base, sizeof base, "%s/tracer-%s", dir, id);
-    if (s->head) n += snprintf(base + n, sizeof base - (size_t)n, "-h%d", s->head);
-    if (s->dstep) snprintf(base + n, sizeof base - (size_t)n, "-step%d", s->dstep);
+    char suffix[32] = "";
+    if (s->head) snprintf(suffix, sizeof suffix, "-h%d", s->head);
+    if (s->dstep) snprintf(suffix + strlen(suffix), sizeof suffix - strlen(suffix), "-step%d", s->dstep);
+    if ((size_t)snprintf(base, sizeof base, "%s/tracer-%s%s", dir, id, suffix) >= sizeof base)
+        return err_set(err, "%s: the folder's name is too long", dir);
     char png[600], csv[600];
     snprintf(png, sizeof png, "%s.png", base);
     snprintf(csv, sizeof csv, "%s.csv", base);
@@ -318,7 +326,11 @@ int app_export_view(App *a, const char *dir, float scale, char *out, size_t size
 
 static bool key_down(App *a, const SDL_KeyboardEvent *k) {
     bool ctrl = k->keysym.mod & KMOD_CTRL, shift = k->keysym.mod & KMOD_SHIFT;
-    if (a->editing && edit_key(a, k)) return true;
+    if (a->editing) {
+        if (edit_key(a, k)) return true;
+        // while typing, plain keys are text: only Ctrl and F keys act as shortcuts
+        if (!ctrl && !(k->keysym.sym >= SDLK_F1 && k->keysym.sym <= SDLK_F12)) return false;
+    }
     const Step *s = trace_step(a->t, a->step);
     switch (k->keysym.sym) {
     case SDLK_RIGHT: shift ? next_stage(a) : app_set_step(a, a->step + 1); return true;

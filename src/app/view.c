@@ -300,8 +300,8 @@ typedef struct {
     bool mark;
 } Bar;
 
-// Horizontal bars scaled to [0, 1].
-static void draw_bars(Gfx *g, SDL_Rect area, const ViewState *vs, const Bar *bars, int n, const char *fmt) {
+// Horizontal bars, full length at the value full.
+static void draw_bars(Gfx *g, SDL_Rect area, const ViewState *vs, const Bar *bars, int n, const char *fmt, float full) {
     const Theme *t = vs->theme;
     int px = vs->font_px, lh = gfx_line_height(g, px), pad = gfx_px(g, 6);
     int label_w = 0;
@@ -315,7 +315,7 @@ static void draw_bars(Gfx *g, SDL_Rect area, const ViewState *vs, const Bar *bar
         int y = area.y + i * row_h;
         Color c = bars[i].mark ? t->chosen : t->accent;
         gfx_text(g, bar_x - pad, y + pad / 2, bars[i].label, px, bars[i].mark ? t->chosen : t->text, GFX_RIGHT);
-        int w = (int)(fmaxf(0.0f, fminf(1.0f, bars[i].value)) * (float)bar_w);
+        int w = (int)(fmaxf(0.0f, fminf(1.0f, bars[i].value / full)) * (float)bar_w);
         gfx_fill(g, (SDL_Rect){bar_x, y + pad / 2, w > 1 ? w : 1, lh}, c);
         snprintf(buf, sizeof buf, fmt, (double)bars[i].value);
         gfx_text(g, bar_x + w + pad, y + pad / 2, buf, px, t->text_dim, GFX_LEFT);
@@ -343,7 +343,7 @@ static void draw_probs(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s
         used[best] = true;
         bars[n] = (Bar){voc_token(vs->model->tgt, best), p[best], best == chosen};
     }
-    draw_bars(g, area, vs, bars, n, "%.3f");
+    draw_bars(g, area, vs, bars, n, "%.3f", 1.0f);
 }
 
 static void draw_top_k(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
@@ -351,7 +351,7 @@ static void draw_top_k(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s
     int chosen = chosen_at(vs->trace, s->dstep), n = s->rows < 64 ? s->rows : 64;
     const char *chosen_tok = chosen >= 0 ? voc_token(vs->model->tgt, chosen) : NULL;
     for (int i = 0; i < n; i++) bars[i] = (Bar){s->row_labels[i], s->data[i], chosen_tok && !strcmp(chosen_tok, s->row_labels[i])};
-    draw_bars(g, area, vs, bars, n, "%.3f");
+    draw_bars(g, area, vs, bars, n, "%.3f", 1.0f);
 }
 
 // The output so far, the new token marked.
@@ -407,8 +407,8 @@ static void draw_loss(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s)
     int n = s->rows < 64 ? s->rows : 64;
     float mx = 1e-6f;
     for (int i = 0; i < n; i++) mx = fmaxf(mx, s->data[i]);
-    for (int i = 0; i < n; i++) bars[i] = (Bar){s->row_labels[i], s->data[i] / mx, false};
-    draw_bars(g, area, vs, bars, n, "%.3f");
+    for (int i = 0; i < n; i++) bars[i] = (Bar){s->row_labels[i], s->data[i], false};
+    draw_bars(g, area, vs, bars, n, "%.3f", mx);  // lengths relative to the largest loss, numbers as they are
 }
 
 // ---- line view: attention as lines between tokens, as BertViz draws it ----
