@@ -24,6 +24,8 @@ static bool corpus_dir(const char *model_path, char *buf, size_t size) {
     return n > 0 && (size_t)n < size;
 }
 
+// The three splits of the corpus in dir (each NULL if unreadable), read on
+// first use; NULL when the cache is full.
 static Corpus *const *corpora(const char *dir) {
     for (int i = 0; i < n_cached; i++)
         if (!strcmp(cache[i].dir, dir)) return cache[i].split;

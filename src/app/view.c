@@ -55,17 +55,24 @@ static void format_value(char *buf, size_t size, float v) {
     else snprintf(buf, size, "%.2f", (double)v);
 }
 
+// The step of this stage, or NULL. Like trace_find, but comparing fields
+// rather than formatting ids: labels look steps up on every redraw and hover.
+static const Step *find_step(const Trace *tr, const char *name, int layer, int head, int dstep) {
+    for (int i = 0; i < trace_count(tr); i++) {
+        const Step *s = trace_step(tr, i);
+        if (s->dstep == dstep && s->head == head && s->layer == layer && !strcmp(s->name, name)) return s;
+    }
+    return NULL;
+}
+
 // The token a decoder row produces: the choice made at decoding step r + 1,
 // or in teacher forcing the target word r. NULL when not known (beam search).
 static const char *produced(const Trace *tr, const Step *s, int r) {
     if (strncmp(s->name, "dec.", 4) || !s->row_labels || s->dstep < 1) return NULL;
-    int loss = trace_find(tr, "dec.loss", 0, 1);
-    if (loss >= 0) {
-        const Step *l = trace_step(tr, loss);
-        return r < l->rows ? l->row_labels[r] : NULL;
-    }
-    int i = trace_find(tr, "dec.choice", 0, r + 1);
-    return i >= 0 ? trace_step(tr, i)->row_labels[0] : NULL;
+    const Step *loss = find_step(tr, "dec.loss", 0, 0, 1);
+    if (loss) return r < loss->rows ? loss->row_labels[r] : NULL;
+    const Step *choice = find_step(tr, "dec.choice", 0, 0, r + 1);
+    return choice ? choice->row_labels[0] : NULL;
 }
 
 // A row's label: the query token, and for attention rows (and the mask over
@@ -568,13 +575,6 @@ static bool attention_weights(const Step *s) {
 static bool masking_step(const Step *s) {
     return !strcmp(s->name, "dec.look_ahead_mask") || !strcmp(s->name, "dec.self_attn.scores") ||
            !strcmp(s->name, "dec.self_attn.masked_scores") || !strcmp(s->name, "dec.self_attn.weights");
-}
-
-static const Step *find_step(const Trace *tr, const char *name, int layer, int head, int dstep) {
-    Step probe = {.name = name, .layer = layer};
-    char id[128];
-    int i = trace_find(tr, trace_stage_id(&probe, id, sizeof id), head, dstep);
-    return i >= 0 ? trace_step(tr, i) : NULL;
 }
 
 // Mask + raw scores = masked scores → softmax weights, of one layer, head and decoding step.
