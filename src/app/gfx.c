@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define TEXT_CACHE 2048
@@ -16,12 +19,21 @@ typedef struct {
     SDL_Surface *surface;
 } TextEntry;
 
+#define MAX_FONTS 24
+
+typedef struct {
+    int px;
+    TTF_Font *font;
+} FontSize;
+
 struct Gfx {
     SDL_Surface *surface;
     float scale;
     char *font_path;
-    TTF_Font *font;
-    int font_px;            // the size the font is set to now
+    void *font_data;        // the font file, mapped
+    size_t font_size;
+    FontSize fonts[MAX_FONTS];
+    int n_fonts;
     TextEntry cache[TEXT_CACHE];
     SDL_Rect clip;
 };
@@ -35,6 +47,8 @@ static const struct {
     {"/usr/share/fonts/google-noto-cjk/NotoSansCJK-Regular.ttc"},
     {"/usr/share/fonts/opentype/noto/NotoSansCJKtc-Regular.otf"},
 };
+
+static TTF_Font *open_size(Gfx *g, int px);
 
 const char *gfx_find_font(Error *err) {
     const char *env = getenv("TRANSFORMER_TRACER_FONT");
@@ -60,14 +74,26 @@ Gfx *gfx_new(int w, int h, const char *font_path, Error *err) {
     g->scale = 1.0f;
     g->font_path = strdup(font_path);
     if (!g->font_path) goto oom;
-    // open it now, so that a broken font file is reported at start
-    g->font = TTF_OpenFontIndex(font_path, 16, strstr(font_path, ".ttc") ? 3 : 0);
-    if (!g->font) {
+    int fd = open(font_path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0 ||
+        (g->font_data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+        g->font_data = NULL;
+        if (fd >= 0) close(fd);
+        err_set(err, "%s: cannot read the font", font_path);
+        gfx_free(g);
+        return NULL;
+    }
+    close(fd);
+    g->font_size = (size_t)st.st_size;
+    // open one size now, so that a broken font file is reported at start
+    TTF_Font *first = open_size(g, 16);
+    if (!first) {
         err_set(err, "%s: cannot open the font: %s", font_path, TTF_GetError());
         gfx_free(g);
         return NULL;
     }
-    g->font_px = 16;
+    g->fonts[g->n_fonts++] = (FontSize){16, first};
     if (gfx_resize(g, w, h)) goto oom;
     return g;
 oom:
@@ -87,7 +113,8 @@ static void cache_clear(Gfx *g) {
 void gfx_free(Gfx *g) {
     if (!g) return;
     cache_clear(g);
-    if (g->font) TTF_CloseFont(g->font);
+    for (int i = 0; i < g->n_fonts; i++) TTF_CloseFont(g->fonts[i].font);
+    if (g->font_data) munmap(g->font_data, g->font_size);
     SDL_FreeSurface(g->surface);
     free(g->font_path);
     free(g);
@@ -185,12 +212,27 @@ void gfx_line(Gfx *g, float x0, float y0, float x1, float y1, float width, Color
         }
 }
 
-// One font object, resized on demand: opening a large font collection again
-// for every size costs thousands of reads.
+// One font object per size, all reading the same mapped file: opening a
+// large font collection from disk again for every size costs thousands of
+// reads, and resizing a single object drops its glyph cache.
+static TTF_Font *open_size(Gfx *g, int px) {
+    SDL_RWops *rw = SDL_RWFromConstMem(g->font_data, (int)g->font_size);
+    return rw ? TTF_OpenFontIndexRW(rw, 1, px, strstr(g->font_path, ".ttc") ? 3 : 0) : NULL;
+}
+
 static TTF_Font *font_for(Gfx *g, int px) {
     if (px < 4) px = 4;
-    if (g->font_px != px && TTF_SetFontSize(g->font, px) == 0) g->font_px = px;
-    return g->font;
+    for (int i = 0; i < g->n_fonts; i++)
+        if (g->fonts[i].px == px) return g->fonts[i].font;
+    TTF_Font *f = open_size(g, px);
+    if (!f) return g->fonts[0].font;
+    if (g->n_fonts == MAX_FONTS) {  // forget the oldest size but the first
+        TTF_CloseFont(g->fonts[1].font);
+        memmove(&g->fonts[1], &g->fonts[2], (MAX_FONTS - 2) * sizeof g->fonts[0]);
+        g->n_fonts--;
+    }
+    g->fonts[g->n_fonts++] = (FontSize){px, f};
+    return f;
 }
 
 // SDL_ttf has no fallback between fonts: characters the font lacks are spelt
@@ -199,7 +241,7 @@ static const char *displayable(Gfx *g, const char *in, char *buf, size_t size) {
     bool plain = true;
     for (const char *p = in; *p && plain; p++) plain = (unsigned char)*p < 0x80;
     if (plain) return in;
-    TTF_Font *f = g->font;
+    TTF_Font *f = g->fonts[0].font;
     size_t o = 0;
     for (const unsigned char *p = (const unsigned char *)in; *p && o + 8 < size;) {
         int len = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : 4;

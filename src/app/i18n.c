@@ -24,6 +24,10 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "F11\tfull screen\n"
                         "T\tlight / dark theme\n"
                         "C\tnext colour map\n"
+                        "M\tmask, scores, masked scores, weights side by side (on / off)\n"
+                        "G\tall heads of the layer and their average\n"
+                        "V\tattention as lines between the words\n"
+                        "A\tgold alignment over cross-attention (on / off)\n"
                         "F2\tEnglish / \xE4\xB8\xAD\xE6\x96\x87\n"
                         "?\tshow / hide this help\n"
                         "Ctrl + Q\tquit",
@@ -57,6 +61,10 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "F11\t全螢幕\n"
                         "T\t淺色／深色主題\n"
                         "C\t下一個色彩對應\n"
+                        "M\t遮罩、分數、遮罩後分數、權重並排（開／關）\n"
+                        "G\t該層所有注意力頭及其平均\n"
+                        "V\t以連線顯示注意力\n"
+                        "A\t在交叉注意力上顯示參考對齊（開／關）\n"
                         "F2\tEnglish / 中文\n"
                         "?\t顯示／隱藏說明\n"
                         "Ctrl + Q\t結束",
