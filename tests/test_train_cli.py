@@ -22,13 +22,15 @@ import threading
 import time
 import unittest
 
+# the assertions on exit codes, one-line errors and crash signs
+from test_cli import CliCase, text
+
 TRACER = None
 SOURCE_DIR = None
 SHIPPED_MODEL = None
 SHIPPED_TEST = None
 ENV = None
 
-CRASH_SIGNS = ("Segmentation", "Aborted", "core dumped", "Sanitizer", "runtime error:", "Assertion")
 
 # Twelve pairs in the shipped corpus's format, gold alignments included.
 GOOD_LINES = [
@@ -57,8 +59,6 @@ def run(*args, timeout=120):
                           env=ENV, timeout=timeout)
 
 
-def text(b):
-    return b.decode("utf-8", errors="replace")
 
 
 def write_lines(path, lines):
@@ -81,7 +81,7 @@ def temp_leftovers(folder):
     return sorted(n for n in os.listdir(folder) if n.startswith(".") and ".tmp." in n)
 
 
-class TrainCase(unittest.TestCase):
+class TrainCase(CliCase):
     def setUp(self):
         self._tmp = tempfile.TemporaryDirectory(prefix="tt-train-")
         self.dir = self._tmp.name
@@ -92,33 +92,6 @@ class TrainCase(unittest.TestCase):
 
     def path(self, name):
         return os.path.join(self.dir, name)
-
-    def assert_no_crash(self, r):
-        err = text(r.stderr)
-        self.assertGreaterEqual(r.returncode, 0, f"killed by signal {-r.returncode}; stderr: {err!r}")
-        for sign in CRASH_SIGNS:
-            self.assertNotIn(sign, err, f"crash sign {sign!r} on stderr: {err!r}")
-
-    def assert_ok(self, r):
-        self.assert_no_crash(r)
-        self.assertEqual(r.returncode, 0, f"expected: exit 0, got: exit {r.returncode}; stderr: {text(r.stderr)!r}")
-
-    def assert_error(self, r, code, words=(), names=()):
-        """Exit code, exactly one line on stderr, nothing on stdout; the line
-        holds every string in names and at least one of words (any case)."""
-        self.assert_no_crash(r)
-        err = text(r.stderr)
-        self.assertEqual(r.returncode, code, f"expected: exit {code}, got: exit {r.returncode}; stderr: {err!r}")
-        self.assertEqual(err.count("\n"), 1, f"expected: one line on stderr, got: {err!r}")
-        self.assertTrue(err.endswith("\n"), f"expected: stderr ends with a newline, got: {err!r}")
-        self.assertEqual(r.stdout, b"", f"expected: nothing on stdout, got: {text(r.stdout)[:200]!r}")
-        for name in names:
-            self.assertIn(name, err, f"expected: {name!r} in the message, got: {err!r}")
-        if words:
-            low = err.lower()
-            self.assertTrue(any(w.lower() in low for w in words),
-                            f"expected: one of {list(words)} in the message, got: {err!r}")
-        return err
 
     def assert_loads(self, model):
         """translate --model works with the file."""
