@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "lesson.h"
 #include "model.h"
 #include "trace.h"
 #include "tt_config.h"
@@ -39,6 +40,7 @@ static const char *usage_text =
     "  corpus --pair PAIR --out DIR   write a toy parallel corpus (en-zh or en-fr)\n"
     "  train --train FILE --out FILE  train a model on a corpus\n"
     "  eval --model FILE --corpus FILE  exact match, BLEU and alignment error rate\n"
+    "  lint FILE...              check lesson files (docs/LESSONS.md); prints file:line: problem\n"
     "\n"
     "Options for translate and trace:\n"
     "  --model FILE              model file (safetensors); default: the shipped model\n"
@@ -90,7 +92,9 @@ typedef struct {
     const char *src, *target, *out, *model;
     const char *src_vocab, *tgt_vocab, *name;
     const char *corpus, *pair;
-    const char *script;
+    const char *script, *lesson;
+    char **files;               // lint: the files after the command
+    int n_files;
     DecodeOptions dec;
     Config cfg;
     unsigned long long seed;
@@ -152,6 +156,12 @@ static int parse_args(int argc, char **argv, Args *a) {
             exit(0);
         }
         if (strncmp(arg, "--", 2)) {
+            if (a->cmd && !strcmp(a->cmd, "lint")) {
+                if (!a->files) a->files = argv + i;
+                if (a->files + a->n_files != argv + i) return usage_error("lint takes its files together, got \"%s\" after an option", arg);
+                a->n_files++;
+                continue;
+            }
             if (a->cmd) return usage_error("unexpected argument \"%s\"", arg);
             a->cmd = arg;
             continue;
@@ -187,6 +197,7 @@ static int parse_args(int argc, char **argv, Args *a) {
         else if (!strcmp(name, "--corpus")) a->corpus = val;
         else if (!strcmp(name, "--stage")) a->stage = val;
         else if (!strcmp(name, "--script")) a->script = val;
+        else if (!strcmp(name, "--lesson")) a->lesson = val;
         else if (!strcmp(name, "--head")) bad = parse_long(name, val, 0, 256, &v) || (a->head = (int)v, a->head_set = true, 0);
         else if (!strcmp(name, "--step")) bad = parse_long(name, val, 0, 4096, &v) || (a->step = (int)v, a->step_set = true, 0);
         else if (!strcmp(name, "--width")) bad = parse_long(name, val, 100, 8192, &v) || (a->width = (int)v, 0);
@@ -443,6 +454,32 @@ static int cmd_corpus(const Args *a) {
     return 0;
 }
 
+// The folder of the shipped models, for lessons that name a model.
+static const char *models_dir(char *buf, size_t size) {
+    default_model(buf, size);
+    char *slash = strrchr(buf, '/');
+    if (slash) *slash = '\0';
+    return buf;
+}
+
+// Checks lesson files; one "file:line: problem" per line on stderr, exit 1 if any.
+static int cmd_lint(const Args *a) {
+    if (!a->n_files) return usage_error("%s needs one or more lesson files", "lint");
+    char dir[2 * PATH_MAX];
+    models_dir(dir, sizeof dir);
+    int total = 0;
+    for (int i = 0; i < a->n_files; i++) {
+        LesProblems pr = {0};
+        int n = les_lint(a->files[i], dir, &pr);
+        for (int k = 0; k < pr.n; k++) fprintf(stderr, "%s\n", pr.msgs[k]);
+        if (!n) printf("%s: ok\n", a->files[i]);
+        total += n;
+        les_problems_deinit(&pr);
+    }
+    if (total) fprintf(stderr, "%d problem%s\n", total, total == 1 ? "" : "s");
+    return total ? 1 : 0;
+}
+
 static int cmd_window(const Args *a) {
     char buf[2 * PATH_MAX];
     AppOptions o = {.model_path = a->model ? a->model : default_model(buf, sizeof buf), .src = a->src, .decode = a->dec,
@@ -504,6 +541,7 @@ int main(int argc, char **argv) {
     if (!strcmp(a.cmd, "translate")) return cmd_run(&a, false);
     if (!strcmp(a.cmd, "trace")) return cmd_run(&a, true);
     if (!strcmp(a.cmd, "init")) return cmd_init(&a);
+    if (!strcmp(a.cmd, "lint")) return cmd_lint(&a);
     if (!strcmp(a.cmd, "corpus")) return cmd_corpus(&a);
     if (!strcmp(a.cmd, "train")) {
         if (!a.train.train || !a.out) return usage_error("%s needs --train FILE and --out FILE", "train");

@@ -1,0 +1,715 @@
+// The lesson parser: text → entries (key, value, line) → a Lesson, with every
+// problem recorded as "path:line: problem" rather than stopping at the first,
+// so that lint can list them all and the window can still show what is good.
+#include "lesson.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+#include "vocab.h"
+
+enum { MAX_LINE_BYTES = 8000, MAX_PROBLEMS = 200 };
+
+// The lesson and everything it owns: strings are kept in one list, freed together.
+typedef struct {
+    Lesson pub;
+    char **strs;
+    int n_strs, cap_strs;
+} LessonImpl;
+
+void les_problems_deinit(LesProblems *p) {
+    if (!p) return;
+    for (int i = 0; i < p->n; i++) free(p->msgs[i]);
+    free(p->msgs);
+    *p = (LesProblems){0};
+}
+
+void les_problem(LesProblems *p, const char *fmt, ...) {
+    if (!p || p->n >= MAX_PROBLEMS) return;
+    if (p->n == p->cap) {
+        int cap = p->cap ? 2 * p->cap : 8;
+        char **msgs = realloc(p->msgs, (size_t)cap * sizeof *msgs);
+        if (!msgs) return;
+        p->msgs = msgs;
+        p->cap = cap;
+    }
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char *s = strdup(buf);
+    if (s) p->msgs[p->n++] = s;
+}
+
+static char *keep(LessonImpl *li, char *s) {
+    if (!s) return NULL;
+    if (li->n_strs == li->cap_strs) {
+        int cap = li->cap_strs ? 2 * li->cap_strs : 64;
+        char **strs = realloc(li->strs, (size_t)cap * sizeof *strs);
+        if (!strs) {
+            free(s);
+            return NULL;
+        }
+        li->strs = strs;
+        li->cap_strs = cap;
+    }
+    return li->strs[li->n_strs++] = s;
+}
+
+void les_free(Lesson *l) {
+    if (!l) return;
+    LessonImpl *li = (LessonImpl *)l;
+    for (int i = 0; i < li->n_strs; i++) free(li->strs[i]);
+    free(li->strs);
+    for (int i = 0; i < l->n_steps; i++) free(l->steps[i].cells);
+    free(l->steps);
+    free(li);
+}
+
+// ---- first pass: lines into entries ----
+
+typedef struct {
+    char *key, *value;  // heap; value grows with continuation lines
+    int line;
+    int section;        // 0 = the lesson, i = the i-th [step]
+} Entry;
+
+typedef struct {
+    Entry *e;
+    int n, cap;
+    int *step_lines;    // line of each [step]
+    int n_steps;
+} Entries;
+
+static void entries_deinit(Entries *es) {
+    for (int i = 0; i < es->n; i++) {
+        free(es->e[i].key);
+        free(es->e[i].value);
+    }
+    free(es->e);
+    free(es->step_lines);
+}
+
+static int entries_add(Entries *es, const char *key, size_t klen, const char *value, size_t vlen, int line) {
+    if (es->n == es->cap) {
+        int cap = es->cap ? 2 * es->cap : 64;
+        Entry *e = realloc(es->e, (size_t)cap * sizeof *e);
+        if (!e) return -1;
+        es->e = e;
+        es->cap = cap;
+    }
+    Entry *e = &es->e[es->n];
+    e->key = strndup(key, klen);
+    e->value = strndup(value, vlen);
+    e->line = line;
+    e->section = es->n_steps;
+    if (!e->key || !e->value) {
+        free(e->key);
+        free(e->value);
+        return -1;
+    }
+    es->n++;
+    return 0;
+}
+
+static int append_continuation(Entry *e, const char *text, size_t len) {
+    size_t old = strlen(e->value);
+    char *v = realloc(e->value, old + len + 2);
+    if (!v) return -1;
+    if (old) v[old++] = ' ';
+    memcpy(v + old, text, len);
+    v[old + len] = '\0';
+    e->value = v;
+    return 0;
+}
+
+static bool is_blank(char c) { return c == ' ' || c == '\t'; }
+
+static bool key_chars_ok(const char *k, size_t n) {
+    for (size_t i = 0; i < n; i++)
+        if (!(islower((unsigned char)k[i]) || k[i] == '.' || k[i] == '-')) return false;
+    return n > 0;
+}
+
+// Splits the text into entries; a line that is none of the known forms is a problem and skipped.
+static int split_lines(const char *text, size_t len, const char *path, Entries *es, LesProblems *pr) {
+    size_t pos = 0;
+    if (len >= 3 && !memcmp(text, "\xEF\xBB\xBF", 3)) pos = 3;
+    int line = 0;
+    Entry *last = NULL;     // the entry a continuation line extends
+    while (pos < len) {
+        line++;
+        const char *start = text + pos;
+        const char *nl = memchr(start, '\n', len - pos);
+        size_t n = nl ? (size_t)(nl - start) : len - pos;
+        pos += n + (nl ? 1 : 0);
+        if (n && start[n - 1] == '\r') n--;
+        if (n > MAX_LINE_BYTES) {
+            les_problem(pr, "%s:%d: the line is %zu bytes long, at most %d", path, line, n, MAX_LINE_BYTES);
+            last = NULL;
+            continue;
+        }
+        long bad = voc_utf8_invalid_at(start, (long)n);
+        if (bad >= 0) {
+            les_problem(pr, "%s:%d: invalid UTF-8 at byte %ld of the line", path, line, bad + 1);
+            last = NULL;
+            continue;
+        }
+        size_t ctl = 0;
+        while (ctl < n && !((unsigned char)start[ctl] < 0x20 && start[ctl] != '\t') && start[ctl] != 0x7f) ctl++;
+        if (ctl < n) {
+            les_problem(pr, "%s:%d: control character 0x%02x at byte %zu of the line", path, line, (unsigned char)start[ctl], ctl + 1);
+            last = NULL;
+            continue;
+        }
+        size_t b = 0;
+        while (b < n && is_blank(start[b])) b++;
+        size_t e = n;
+        while (e > b && is_blank(start[e - 1])) e--;
+        if (b == e || start[0] == '#') continue;
+        if (b > 0) {
+            // a continuation of the value above
+            if (!last) {
+                les_problem(pr, "%s:%d: an indented line continues the value of the line above, but there is none", path, line);
+                continue;
+            }
+            if (append_continuation(last, start + b, e - b)) return -1;
+            continue;
+        }
+        if (start[0] == '[') {
+            last = NULL;
+            if (e - b == 6 && !memcmp(start, "[step]", 6)) {
+                int *sl = realloc(es->step_lines, (size_t)(es->n_steps + 1) * sizeof *sl);
+                if (!sl) return -1;
+                es->step_lines = sl;
+                es->step_lines[es->n_steps++] = line;
+            } else {
+                les_problem(pr, "%s:%d: unknown section \"%.*s\"; the only section is [step]", path, line, (int)(e - b > 40 ? 40 : e - b), start);
+            }
+            continue;
+        }
+        const char *colon = memchr(start, ':', e);
+        if (!colon) {
+            les_problem(pr, "%s:%d: expected \"key: value\", [step], a comment (#) or a blank line", path, line);
+            last = NULL;
+            continue;
+        }
+        size_t klen = (size_t)(colon - start);
+        while (klen && is_blank(start[klen - 1])) klen--;
+        if (!key_chars_ok(start, klen)) {
+            les_problem(pr, "%s:%d: \"%.*s\" is not a key (keys are lower-case letters, '.' and '-')", path, line, (int)(klen > 40 ? 40 : klen), start);
+            last = NULL;
+            continue;
+        }
+        const char *v = colon + 1;
+        while (v < start + e && is_blank(*v)) v++;
+        if (entries_add(es, start, klen, v, (size_t)(start + e - v), line)) return -1;
+        last = &es->e[es->n - 1];
+    }
+    return 0;
+}
+
+// ---- second pass: entries into the lesson ----
+
+typedef enum { K_LESSON, K_STEP, K_BOTH } Place;
+typedef enum { K_ONCE, K_PARAGRAPHS, K_LIST } Repeat;
+
+typedef struct {
+    const char *name;
+    Place place;
+    Repeat repeat;
+} KeyInfo;
+
+static const KeyInfo keys[] = {
+    {"title", K_LESSON, K_ONCE},     {"title.zh", K_LESSON, K_ONCE},    {"summary", K_LESSON, K_PARAGRAPHS},
+    {"summary.zh", K_LESSON, K_PARAGRAPHS}, {"chapter", K_LESSON, K_ONCE}, {"model", K_LESSON, K_ONCE},
+    {"sentence", K_BOTH, K_ONCE},    {"target", K_BOTH, K_ONCE},        {"decode", K_BOTH, K_ONCE},
+    {"beam", K_BOTH, K_ONCE},        {"temperature", K_BOTH, K_ONCE},   {"top-k", K_BOTH, K_ONCE},
+    {"top-p", K_BOTH, K_ONCE},       {"seed", K_BOTH, K_ONCE},          {"max-steps", K_BOTH, K_ONCE},
+    {"stage", K_STEP, K_ONCE},       {"head", K_STEP, K_ONCE},          {"step", K_STEP, K_ONCE},
+    {"view", K_STEP, K_ONCE},        {"highlight", K_STEP, K_ONCE},     {"say", K_STEP, K_PARAGRAPHS},
+    {"say.zh", K_STEP, K_PARAGRAPHS}, {"ask", K_STEP, K_ONCE},          {"ask.zh", K_STEP, K_ONCE},
+    {"choice", K_STEP, K_LIST},      {"choice.zh", K_STEP, K_LIST},     {"answer", K_STEP, K_ONCE},
+    {"reveal", K_STEP, K_PARAGRAPHS}, {"reveal.zh", K_STEP, K_PARAGRAPHS},
+};
+
+static const KeyInfo *key_info(const char *name) {
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        if (!strcmp(keys[i].name, name)) return &keys[i];
+    return NULL;
+}
+
+// Parses a whole integer in [lo, hi].
+static bool parse_int(const char *s, long lo, long hi, long *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || errno || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+static bool parse_float(const char *s, float *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end || errno || !isfinite(v)) return false;
+    *out = (float)v;
+    return true;
+}
+
+static void run_clear(LesRun *r) { *r = (LesRun){.mode = -1, .beam = -1, .top_k = -1, .max_steps = -1, .temperature = -1, .top_p = -1}; }
+
+// A run key (sentence, decode, …) into r. Returns false if key is not one.
+static bool set_run_key(LesRun *r, const Entry *e, const char *path, LesProblems *pr) {
+    const char *k = e->key, *v = e->value;
+    long n;
+    float f;
+    if (!strcmp(k, "sentence")) r->sentence = v;
+    else if (!strcmp(k, "target")) {
+        if (!strcmp(v, "none")) r->target_off = true;
+        else r->target = v;
+    } else if (!strcmp(k, "decode")) {
+        if (!strcmp(v, "greedy")) r->mode = DECODE_GREEDY;
+        else if (!strcmp(v, "beam")) r->mode = DECODE_BEAM;
+        else if (!strcmp(v, "sample")) r->mode = DECODE_SAMPLE;
+        else les_problem(pr, "%s:%d: decode is \"%s\"; expected greedy, beam or sample", path, e->line, v);
+    } else if (!strcmp(k, "beam")) {
+        if (parse_int(v, 1, 64, &n)) r->beam = (int)n;
+        else les_problem(pr, "%s:%d: beam is \"%s\"; expected a width from 1 to 64", path, e->line, v);
+    } else if (!strcmp(k, "top-k")) {
+        if (parse_int(v, 0, 1000000, &n)) r->top_k = (int)n;
+        else les_problem(pr, "%s:%d: top-k is \"%s\"; expected 0 (off) or a number of tokens", path, e->line, v);
+    } else if (!strcmp(k, "max-steps")) {
+        if (parse_int(v, 1, 1000, &n)) r->max_steps = (int)n;
+        else les_problem(pr, "%s:%d: max-steps is \"%s\"; expected a number from 1 to 1000", path, e->line, v);
+    } else if (!strcmp(k, "temperature")) {
+        if (parse_float(v, &f) && f > 0 && f <= 100) r->temperature = f;
+        else les_problem(pr, "%s:%d: temperature is \"%s\"; expected a number above 0 and at most 100", path, e->line, v);
+    } else if (!strcmp(k, "top-p")) {
+        if (parse_float(v, &f) && f > 0 && f <= 1) r->top_p = f;
+        else les_problem(pr, "%s:%d: top-p is \"%s\"; expected a number above 0 and at most 1", path, e->line, v);
+    } else if (!strcmp(k, "seed")) {
+        char *end;
+        errno = 0;
+        unsigned long long s = strtoull(v, &end, 10);
+        if (end == v || *end || errno || v[0] == '-') les_problem(pr, "%s:%d: seed is \"%s\"; expected a whole number 0 or more", path, e->line, v);
+        else {
+            r->seed = s;
+            r->seed_set = true;
+        }
+    } else return false;
+    return true;
+}
+
+// Joins a repeated text key's values as paragraphs.
+static const char *add_paragraph(LessonImpl *li, const char *old, const char *v) {
+    if (!old) return keep(li, strdup(v));
+    size_t a = strlen(old), b = strlen(v);
+    char *s = malloc(a + b + 2);
+    if (!s) return old;
+    memcpy(s, old, a);
+    s[a] = '\n';
+    memcpy(s + a + 1, v, b + 1);
+    return keep(li, s);
+}
+
+static void parse_view(LesStep *s, const Entry *e, const char *path, LesProblems *pr) {
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", e->value);
+    for (char *save = NULL, *w = strtok_r(buf, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
+        if (!strcmp(w, "grid")) s->grid = true;
+        else if (!strcmp(w, "lines")) s->lines = true;
+        else if (!strcmp(w, "alone")) s->alone = true;
+        else if (!strcmp(w, "gold")) s->no_gold = false;
+        else if (!strcmp(w, "no-gold")) s->no_gold = true;
+        else les_problem(pr, "%s:%d: unknown view \"%s\"; expected grid, lines, alone, gold or no-gold", path, e->line, w);
+    }
+}
+
+static bool parse_cell_part(const char *s, size_t n, int *out) {
+    if (n == 1 && s[0] == '*') {
+        *out = 0;
+        return true;
+    }
+    char buf[16];
+    if (n == 0 || n >= sizeof buf) return false;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    long v;
+    if (!parse_int(buf, 1, 10000, &v)) return false;
+    *out = (int)v;
+    return true;
+}
+
+static void parse_highlight(LesStep *s, const Entry *e, const char *path, LesProblems *pr) {
+    const char *p = e->value;
+    while (*p) {
+        while (is_blank(*p)) p++;
+        if (!*p) break;
+        const char *w = p;
+        while (*p && !is_blank(*p)) p++;
+        size_t n = (size_t)(p - w);
+        const char *comma = memchr(w, ',', n);
+        LesCell c;
+        if (!comma || !parse_cell_part(w, (size_t)(comma - w), &c.row) || !parse_cell_part(comma + 1, (size_t)(w + n - comma - 1), &c.col) ||
+            (c.row == 0 && c.col == 0)) {
+            les_problem(pr, "%s:%d: highlight \"%.*s\" is not a cell; expected row,column from 1, or * for a whole row or column", path, e->line,
+                        (int)(n > 40 ? 40 : n), w);
+            continue;
+        }
+        LesCell *cells = realloc(s->cells, (size_t)(s->n_cells + 1) * sizeof *cells);
+        if (!cells) return;
+        s->cells = cells;
+        s->cells[s->n_cells++] = c;
+    }
+}
+
+static void set_step_key(LessonImpl *li, LesStep *s, const Entry *e, const char *path, LesProblems *pr) {
+    const char *k = e->key, *v = e->value;
+    long n;
+    if (set_run_key(&s->run, e, path, pr)) return;
+    if (!strcmp(k, "stage")) {
+        s->stage = v;
+        s->stage_line = e->line;
+    } else if (!strcmp(k, "head")) {
+        s->head_line = e->line;
+        if (parse_int(v, 1, 64, &n)) s->head = (int)n;
+        else les_problem(pr, "%s:%d: head is \"%s\"; expected a head number from 1", path, e->line, v);
+    } else if (!strcmp(k, "step")) {
+        s->step_line = e->line;
+        if (!strcmp(v, "last")) s->dstep = -1;
+        else if (parse_int(v, 1, 1000, &n)) s->dstep = (int)n;
+        else les_problem(pr, "%s:%d: step is \"%s\"; expected a decoding step from 1, or last", path, e->line, v);
+    } else if (!strcmp(k, "view")) {
+        s->view_line = e->line;
+        parse_view(s, e, path, pr);
+    } else if (!strcmp(k, "highlight")) {
+        s->highlight_line = e->line;
+        parse_highlight(s, e, path, pr);
+    } else if (!strcmp(k, "answer")) {
+        if (parse_int(v, 1, LES_MAX_CHOICES, &n)) s->answer = (int)n;
+        else les_problem(pr, "%s:%d: answer is \"%s\"; expected the number of the right choice, from 1", path, e->line, v);
+    } else {
+        bool zh = strstr(k, ".zh") != NULL;
+        int lang = zh ? LES_ZH : LES_EN;
+        if (!strncmp(k, "say", 3)) s->say[lang] = add_paragraph(li, s->say[lang], v);
+        else if (!strncmp(k, "reveal", 6)) s->reveal[lang] = add_paragraph(li, s->reveal[lang], v);
+        else if (!strncmp(k, "ask", 3)) s->ask[lang] = v;
+        else if (!strncmp(k, "choice", 6)) {
+            // each language's choices fill up in order; check_step compares the counts
+            int i = 0;
+            while (i < LES_MAX_CHOICES && s->choices[lang][i]) i++;
+            if (i == LES_MAX_CHOICES) les_problem(pr, "%s:%d: more than %d choices", path, e->line, LES_MAX_CHOICES);
+            else s->choices[lang][i] = v;
+        }
+    }
+}
+
+static void set_lesson_key(LessonImpl *li, Lesson *l, const Entry *e, const char *path, LesProblems *pr) {
+    const char *k = e->key, *v = e->value;
+    if (!strcmp(k, "sentence")) l->run_line = e->line;
+    if (set_run_key(&l->run, e, path, pr)) return;
+    if (!strcmp(k, "title")) l->title[LES_EN] = v;
+    else if (!strcmp(k, "title.zh")) l->title[LES_ZH] = v;
+    else if (!strcmp(k, "summary")) l->summary[LES_EN] = add_paragraph(li, l->summary[LES_EN], v);
+    else if (!strcmp(k, "summary.zh")) l->summary[LES_ZH] = add_paragraph(li, l->summary[LES_ZH], v);
+    else if (!strcmp(k, "chapter")) l->chapter = v;
+    else if (!strcmp(k, "model")) {
+        l->model = v;
+        l->model_line = e->line;
+    }
+}
+
+static int count_choices(const LesStep *s, int lang) {
+    int n = 0;
+    while (n < LES_MAX_CHOICES && s->choices[lang][n]) n++;
+    return n;
+}
+
+// What a finished step must hold (docs/LESSONS.md).
+static void check_step(LesStep *s, int line, const char *path, LesProblems *pr) {
+    if (!s->stage) les_problem(pr, "%s:%d: this step has no stage", path, line);
+    if (!s->say[LES_EN]) les_problem(pr, "%s:%d: this step has no narration in English (say)", path, line);
+    if (!s->say[LES_ZH]) les_problem(pr, "%s:%d: this step has no narration in 繁體中文 (say.zh)", path, line);
+    bool asks = s->ask[LES_EN] || s->ask[LES_ZH];
+    if (asks && !s->ask[LES_EN]) les_problem(pr, "%s:%d: the question has no English text (ask)", path, line);
+    if (asks && !s->ask[LES_ZH]) les_problem(pr, "%s:%d: the question has no 繁體中文 text (ask.zh)", path, line);
+    if (asks && !s->reveal[LES_EN]) les_problem(pr, "%s:%d: the question has no answer to reveal in English (reveal)", path, line);
+    if (asks && !s->reveal[LES_ZH]) les_problem(pr, "%s:%d: the question has no answer to reveal in 繁體中文 (reveal.zh)", path, line);
+    if (!asks && (s->reveal[LES_EN] || s->reveal[LES_ZH])) les_problem(pr, "%s:%d: reveal without a question (ask)", path, line);
+    int en = count_choices(s, LES_EN), zh = count_choices(s, LES_ZH);
+    s->n_choices = en < zh ? en : zh;
+    if (en != zh) les_problem(pr, "%s:%d: %d choices in English but %d in 繁體中文; each choice needs both", path, line, en, zh);
+    if ((en || zh) && !asks) les_problem(pr, "%s:%d: choices without a question (ask)", path, line);
+    if ((en || zh) && (en < 2 || zh < 2)) les_problem(pr, "%s:%d: a multiple-choice question needs 2 to %d choices", path, line, LES_MAX_CHOICES);
+    if (s->n_choices && !s->answer) les_problem(pr, "%s:%d: the question has choices but no answer", path, line);
+    if (s->answer && !s->n_choices) les_problem(pr, "%s:%d: answer without choices", path, line);
+    if (s->answer > s->n_choices && s->n_choices) les_problem(pr, "%s:%d: answer is %d but there are %d choices", path, line, s->answer, s->n_choices);
+    if (s->answer > s->n_choices) s->answer = 0;
+}
+
+Lesson *les_parse(const char *text, size_t len, const char *path, LesProblems *pr) {
+    LessonImpl *li = calloc(1, sizeof *li);
+    if (!li) return NULL;
+    Lesson *l = &li->pub;
+    run_clear(&l->run);
+    l->path = keep(li, strdup(path));
+    if (!l->path) goto fail;
+    if (len > LES_MAX_BYTES) {
+        les_problem(pr, "%s: the file is %zu bytes, more than a lesson's %d", path, len, LES_MAX_BYTES);
+        return l;
+    }
+    if (memchr(text, '\0', len)) {
+        les_problem(pr, "%s: the file holds a NUL byte; a lesson is UTF-8 text", path);
+        return l;
+    }
+    Entries es = {0};
+    if (split_lines(text, len, path, &es, pr)) {
+        entries_deinit(&es);
+        goto fail;
+    }
+    if (es.n_steps > LES_MAX_STEPS) {
+        les_problem(pr, "%s:%d: %d steps; a lesson has at most %d", path, es.step_lines[LES_MAX_STEPS], es.n_steps, LES_MAX_STEPS);
+        es.n_steps = LES_MAX_STEPS;
+    }
+    l->steps = calloc(es.n_steps ? (size_t)es.n_steps : 1, sizeof *l->steps);
+    if (!l->steps) {
+        entries_deinit(&es);
+        goto fail;
+    }
+    l->n_steps = es.n_steps;
+    for (int i = 0; i < l->n_steps; i++) {
+        l->steps[i].line = es.step_lines[i];
+        run_clear(&l->steps[i].run);
+    }
+    // which once-only keys each section has seen
+    for (int i = 0; i < es.n; i++) {
+        Entry *e = &es.e[i];
+        if (e->section > l->n_steps) break;
+        const KeyInfo *ki = key_info(e->key);
+        if (!ki) {
+            les_problem(pr, "%s:%d: unknown key \"%s\" (the keys are listed in docs/LESSONS.md)", path, e->line, e->key);
+            continue;
+        }
+        if (ki->place == K_LESSON && e->section) {
+            les_problem(pr, "%s:%d: \"%s\" belongs to the lesson, before the first [step]", path, e->line, e->key);
+            continue;
+        }
+        if (ki->place == K_STEP && !e->section) {
+            les_problem(pr, "%s:%d: \"%s\" belongs in a [step]", path, e->line, e->key);
+            continue;
+        }
+        if (!e->value[0]) {
+            les_problem(pr, "%s:%d: \"%s\" has no value", path, e->line, e->key);
+            continue;
+        }
+        if (ki->repeat == K_ONCE) {
+            bool dup = false;
+            for (int j = i - 1; j >= 0 && es.e[j].section == e->section && !dup; j--) dup = !strcmp(es.e[j].key, e->key);
+            if (dup) {
+                les_problem(pr, "%s:%d: \"%s\" given twice in the same %s", path, e->line, e->key, e->section ? "step" : "lesson");
+                continue;
+            }
+        }
+        char *v = keep(li, e->value);
+        e->value = NULL;
+        if (!v) {
+            entries_deinit(&es);
+            goto fail;
+        }
+        Entry kept = *e;
+        kept.value = v;
+        if (e->section) set_step_key(li, &l->steps[e->section - 1], &kept, path, pr);
+        else set_lesson_key(li, l, &kept, path, pr);
+    }
+    int end_line = es.n_steps ? es.step_lines[0] : (es.n ? es.e[es.n - 1].line : 1);
+    entries_deinit(&es);
+    if (!l->title[LES_EN]) les_problem(pr, "%s:%d: the lesson has no title", path, end_line);
+    if (!l->title[LES_ZH]) les_problem(pr, "%s:%d: the lesson has no title in 繁體中文 (title.zh)", path, end_line);
+    if ((l->summary[LES_EN] != NULL) != (l->summary[LES_ZH] != NULL))
+        les_problem(pr, "%s:%d: the summary needs both languages (summary and summary.zh)", path, end_line);
+    if (!l->model) les_problem(pr, "%s:%d: the lesson names no model", path, end_line);
+    if (!l->run.sentence) les_problem(pr, "%s:%d: the lesson has no sentence", path, end_line);
+    if (l->run.target_off) les_problem(pr, "%s:%d: \"target: none\" is for a step; the lesson itself has no target unless one is given", path, end_line);
+    if (!l->n_steps) les_problem(pr, "%s:%d: the lesson has no [step]", path, end_line);
+    for (int i = 0; i < l->n_steps; i++) check_step(&l->steps[i], l->steps[i].line, path, pr);
+    return l;
+fail:
+    les_free(l);
+    return NULL;
+}
+
+Lesson *les_load(const char *path, LesProblems *pr) {
+    char *data;
+    size_t len;
+    Error err;
+    if (fio_read_all(path, LES_MAX_BYTES + 1, &data, &len, &err)) {
+        les_problem(pr, "%s", err.msg);
+        return NULL;
+    }
+    Lesson *l = les_parse(data, len, path, pr);
+    free(data);
+    if (!l) les_problem(pr, "%s: out of memory", path);
+    return l;
+}
+
+char *les_model_path(const Lesson *l, const char *models_dir, char *buf, size_t size) {
+    const char *m = l->model ? l->model : "";
+    size_t n = strlen(m);
+    bool file = strchr(m, '/') || (n > 12 && !strcmp(m + n - 12, ".safetensors"));
+    if (!file) {
+        snprintf(buf, size, "%s/%s.safetensors", models_dir, m);
+        return buf;
+    }
+    const char *slash = strrchr(l->path, '/');
+    if (m[0] == '/' || !slash) snprintf(buf, size, "%s", m);
+    else snprintf(buf, size, "%.*s/%s", (int)(slash - l->path), l->path, m);
+    return buf;
+}
+
+LesRun les_run_for_step(const Lesson *l, int i, const char *sentence_override) {
+    LesRun r = l->run;
+    const LesRun *s = &l->steps[i].run;
+    if (s->sentence) r.sentence = s->sentence;
+    if (s->target) r.target = s->target;
+    if (s->target_off) r.target = NULL;
+    r.target_off = false;
+    if (s->mode >= 0) r.mode = s->mode;
+    if (s->beam >= 0) r.beam = s->beam;
+    if (s->top_k >= 0) r.top_k = s->top_k;
+    if (s->max_steps >= 0) r.max_steps = s->max_steps;
+    if (s->temperature >= 0) r.temperature = s->temperature;
+    if (s->top_p >= 0) r.top_p = s->top_p;
+    if (s->seed_set) {
+        r.seed = s->seed;
+        r.seed_set = true;
+    }
+    if (sentence_override) r.sentence = sentence_override;
+    return r;
+}
+
+static bool str_eq(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
+
+bool les_run_equal(const LesRun *a, const LesRun *b) {
+    return str_eq(a->sentence, b->sentence) && str_eq(a->target, b->target) && a->mode == b->mode && a->beam == b->beam &&
+           a->top_k == b->top_k && a->max_steps == b->max_steps && a->temperature == b->temperature && a->top_p == b->top_p &&
+           a->seed_set == b->seed_set && (!a->seed_set || a->seed == b->seed);
+}
+
+static DecodeOptions decode_options(const LesRun *r) {
+    DecodeOptions o = {.mode = r->mode >= 0 ? (DecodeMode)r->mode : DECODE_GREEDY, .seed = r->seed_set ? r->seed : 1};
+    if (r->beam > 0) o.beam_width = r->beam;
+    if (r->top_k >= 0) o.top_k = r->top_k;
+    if (r->max_steps > 0) o.max_steps = r->max_steps;
+    if (r->temperature > 0) o.temperature = r->temperature;
+    if (r->top_p > 0) o.top_p = r->top_p;
+    return o;
+}
+
+Trace *les_trace(const Model *m, const LesRun *r, bool own_sentence, Error *err) {
+    if (!r->sentence) {
+        err_set(err, "no sentence to run");
+        return NULL;
+    }
+    Tokens src = {0}, tgt = {0};
+    int *forced = NULL;     // the model's own translation, as the target
+    Trace *t = NULL;
+    if (voc_tokenize(m->src, r->sentence, &src, err)) return NULL;
+    if (src.n_unknown == src.n) {
+        err_set(err, "no word of \"%s\" is in the model's vocabulary", r->sentence);
+        goto done;
+    }
+    if (src.n > m->cfg.max_len) {
+        err_set(err, "the sentence has %d tokens; this model takes at most %d", src.n, m->cfg.max_len);
+        goto done;
+    }
+    DecodeOptions o = decode_options(r);
+    if (r->target && own_sentence) {
+        // the lesson's target belongs to its own sentence: force the model's translation instead
+        DecodeOptions g = {.mode = DECODE_GREEDY};
+        Trace *first = trace_run(m, src.ids, src.n, &g, err);
+        if (!first) goto done;
+        int n;
+        const int *ids = trace_output(first, &n);
+        forced = malloc((size_t)(n ? n : 1) * sizeof *forced);
+        if (forced) memcpy(forced, ids, (size_t)n * sizeof *ids);
+        trace_free(first);
+        if (!forced) {
+            err_set(err, "out of memory");
+            goto done;
+        }
+        if (!n) {
+            err_set(err, "the model translates \"%s\" to nothing, so there is no target to force", r->sentence);
+            goto done;
+        }
+        o.mode = DECODE_TEACHER;
+        o.target = forced;
+        o.target_len = n;
+    } else if (r->target) {
+        if (voc_tokenize(m->tgt, r->target, &tgt, err)) {
+            err_prefix(err, "target");
+            goto done;
+        }
+        o.mode = DECODE_TEACHER;
+        o.target = tgt.ids;
+        o.target_len = tgt.n;
+    }
+    t = trace_run(m, src.ids, src.n, &o, err);
+done:
+    free(forced);
+    voc_tokens_deinit(&src);
+    voc_tokens_deinit(&tgt);
+    return t;
+}
+
+// Per-head stages: attention's projections, scores, weights and head outputs.
+static bool per_head(const char *stage) {
+    static const char *const parts[] = {".q", ".k", ".v", ".scores", ".masked_scores", ".weights", ".head_out"};
+    if (!strstr(stage, "_attn.")) return false;
+    size_t n = strlen(stage);
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        size_t p = strlen(parts[i]);
+        if (n > p && !strcmp(stage + n - p, parts[i])) return true;
+    }
+    return false;
+}
+
+int les_bind(const Lesson *l, int i, const Trace *t, char *why, size_t size) {
+    const LesStep *s = &l->steps[i];
+    if (why && size) why[0] = '\0';
+    if (!s->stage) {
+        snprintf(why, size, "this step names no stage");
+        return -1;
+    }
+    int head = s->head ? s->head : (per_head(s->stage) ? 1 : 0);
+    bool decoder = !strncmp(s->stage, "dec.", 4);
+    // the decoding steps this trace has
+    int last = 0;
+    for (int k = 0; k < trace_count(t); k++)
+        if (trace_step(t, k)->dstep > last) last = trace_step(t, k)->dstep;
+    int dstep = s->dstep == -1 ? last : s->dstep ? s->dstep : (decoder ? 1 : 0);
+    int idx = trace_find(t, s->stage, head, dstep);
+    if (idx >= 0) return idx;
+    // say why: a stage that is nowhere, a head or a step that is not there
+    bool anywhere = false, head_ok = false;
+    for (int k = 0; k < trace_count(t); k++) {
+        char id[128];
+        const Step *st = trace_step(t, k);
+        if (strcmp(trace_stage_id(st, id, sizeof id), s->stage)) continue;
+        anywhere = true;
+        if (st->head == head) head_ok = true;
+    }
+    if (!anywhere) snprintf(why, size, "this trace has no stage \"%s\" (stage ids: docs/TRACE.md)", s->stage);
+    else if (!head_ok) snprintf(why, size, "stage \"%s\" has no head %d here", s->stage, head);
+    else if (!decoder || dstep == 0) snprintf(why, size, "stage \"%s\" has no decoding steps; leave out step", s->stage);
+    else snprintf(why, size, "this translation has only %d decoding step%s, not step %d", last, last == 1 ? "" : "s", dstep);
+    return -1;
+}

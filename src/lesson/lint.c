@@ -1,0 +1,100 @@
+// Lint: what the parser checks, then what needs the model: the model loads,
+// the sentences tokenize, and every step binds to a stage of its trace.
+#include <stdlib.h>
+#include <string.h>
+
+#include "lesson.h"
+#include "vocab.h"
+
+// Words of text the vocabulary does not know, as a problem at line.
+static void check_words(const Vocab *v, const char *what, const char *text, const char *path, int line, LesProblems *pr) {
+    Tokens tok;
+    Error err;
+    if (voc_tokenize(v, text, &tok, &err)) {
+        les_problem(pr, "%s:%d: %s: %s", path, line, what, err.msg);
+        return;
+    }
+    char list[300] = "";
+    size_t used = 0;
+    for (int i = 0; i < tok.n; i++) {
+        if (tok.ids[i] != voc_unk(v)) continue;
+        int w = snprintf(list + used, sizeof list - used, "%s\"%s\"", used ? ", " : "", tok.pieces[i]);
+        if (w < 0 || (size_t)w >= sizeof list - used) break;
+        used += (size_t)w;
+    }
+    if (tok.n_unknown) les_problem(pr, "%s:%d: the %s has words the model does not know: %s", path, line, what, list);
+    voc_tokens_deinit(&tok);
+}
+
+static bool is_attention_weights(const Step *s) { return !strcmp(s->kind, "attention"); }
+
+// A bound step's view options and highlighted cells fit its stage.
+static void check_view(const LesStep *ls, const Step *s, const char *path, LesProblems *pr) {
+    int vline = ls->view_line ? ls->view_line : ls->line;
+    if ((ls->grid || ls->lines) && !is_attention_weights(s))
+        les_problem(pr, "%s:%d: view %s is for attention weights, and %s is not", path, vline, ls->grid ? "grid" : "lines", ls->stage);
+    if (ls->alone && !(strstr(ls->stage, "dec.") && strstr(ls->stage, "self_attn")))
+        les_problem(pr, "%s:%d: view alone is for decoder self-attention stages", path, vline);
+    if (ls->lines && !strstr(ls->stage, "cross_attn") && !strstr(ls->stage, "self_attn"))
+        les_problem(pr, "%s:%d: view lines is for attention stages", path, vline);
+    for (int c = 0; c < ls->n_cells; c++) {
+        const LesCell *cell = &ls->cells[c];
+        if (cell->row > s->rows || cell->col > s->cols) {
+            les_problem(pr, "%s:%d: highlight %d,%d is outside the %d × %d matrix of %s", path, ls->highlight_line, cell->row, cell->col, s->rows,
+                        s->cols, ls->stage);
+            break;
+        }
+    }
+}
+
+int les_lint(const char *path, const char *models_dir, LesProblems *pr) {
+    int before = pr->n;
+    Lesson *l = les_load(path, pr);
+    if (!l) return pr->n - before;
+    if (!l->model || !l->run.sentence) {
+        les_free(l);
+        return pr->n - before;
+    }
+    char model_path[4096];
+    les_model_path(l, models_dir, model_path, sizeof model_path);
+    Error err;
+    Model *m = mdl_load(model_path, &err);
+    if (!m) {
+        les_problem(pr, "%s:%d: model \"%s\": %s", path, l->model_line, l->model, err.msg);
+        les_free(l);
+        return pr->n - before;
+    }
+    check_words(m->src, "sentence", l->run.sentence, path, l->run_line, pr);
+    if (l->run.target) check_words(m->tgt, "target", l->run.target, path, l->run_line, pr);
+    Trace *t = NULL;
+    LesRun have = {0};
+    bool have_set = false;  // settings that do not run are reported once, not at every step
+    for (int i = 0; i < l->n_steps; i++) {
+        const LesStep *ls = &l->steps[i];
+        if (ls->run.sentence) check_words(m->src, "step's sentence", ls->run.sentence, path, ls->line, pr);
+        if (ls->run.target) check_words(m->tgt, "step's target", ls->run.target, path, ls->line, pr);
+        LesRun r = les_run_for_step(l, i, NULL);
+        if (!have_set || !les_run_equal(&r, &have)) {
+            trace_free(t);
+            t = les_trace(m, &r, false, &err);
+            have = r;
+            have_set = true;
+            if (!t) les_problem(pr, "%s:%d: this step's sentence does not run: %s", path, ls->line, err.msg);
+        }
+        if (!t) continue;
+        char why[256];
+        int idx = les_bind(l, i, t, why, sizeof why);
+        if (idx < 0) {
+            int line = ls->stage_line ? ls->stage_line : ls->line;
+            if (strstr(why, "head") && ls->head_line) line = ls->head_line;
+            else if (strstr(why, "decoding step") && ls->step_line) line = ls->step_line;
+            les_problem(pr, "%s:%d: %s", path, line, why);
+            continue;
+        }
+        check_view(ls, trace_step(t, idx), path, pr);
+    }
+    trace_free(t);
+    mdl_free(m);
+    les_free(l);
+    return pr->n - before;
+}

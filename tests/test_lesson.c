@@ -1,0 +1,265 @@
+// The lesson format (docs/LESSONS.md): parsing, problems with file:line, and
+// binding steps to a trace, also after the sentence changes.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "lesson.h"
+#include "tt_config.h"
+
+static const char example[] =
+    "\xEF\xBB\xBF# a comment\r\n"
+    "title: Cross-attention\r\n"
+    "title.zh: 交叉注意力\n"
+    "summary: One\n"
+    "  line.\n"
+    "summary.zh: 一行。\n"
+    "model: en-fr\n"
+    "sentence: The cat sits on the mat.\n"
+    "\n"
+    "[step]\n"
+    "stage: src.tokens\n"
+    "say: First paragraph,\n"
+    "\tcontinued.\n"
+    "say: Second.\n"
+    "say.zh: 第一段。\n"
+    "[step]\n"
+    "stage: dec.L2.cross_attn.weights\n"
+    "head: 1\n"
+    "step: last\n"
+    "view: gold grid\n"
+    "highlight: 4,* 2,3\n"
+    "decode: beam\n"
+    "beam: 3\n"
+    "say: Rows are French words.\n"
+    "say.zh: 每列是法文詞。\n"
+    "ask: Which?\n"
+    "ask.zh: 哪一個？\n"
+    "choice: cat\n"
+    "choice.zh: 貓\n"
+    "choice: sits\n"
+    "choice.zh: 坐\n"
+    "answer: 2\n"
+    "reveal: sits\n"
+    "reveal.zh: 坐\n"
+    "[step]\n"
+    "stage: dec.probs\n"
+    "step: 2\n"
+    "say: Back to greedy.\n"
+    "say.zh: 回到貪婪解碼。\n";
+
+static Lesson *parse(const char *text, size_t len, LesProblems *pr) {
+    Lesson *l = les_parse(text, len, "x.lesson", pr);
+    assert_non_null(l);
+    return l;
+}
+
+static void print_problems(const LesProblems *pr) {
+    for (int i = 0; i < pr->n; i++) fprintf(stderr, "  %s\n", pr->msgs[i]);
+}
+
+static void test_parses_the_example(void **state) {
+    (void)state;
+    LesProblems pr = {0};
+    Lesson *l = parse(example, sizeof example - 1, &pr);
+    print_problems(&pr);
+    assert_int_equal(pr.n, 0);
+    assert_string_equal(l->title[LES_EN], "Cross-attention");
+    assert_string_equal(l->title[LES_ZH], "交叉注意力");
+    assert_string_equal(l->summary[LES_EN], "One line.");
+    assert_string_equal(l->model, "en-fr");
+    assert_int_equal(l->n_steps, 3);
+    const LesStep *s = &l->steps[0];
+    assert_int_equal(s->line, 10);
+    assert_string_equal(s->say[LES_EN], "First paragraph, continued.\nSecond.");
+    s = &l->steps[1];
+    assert_string_equal(s->stage, "dec.L2.cross_attn.weights");
+    assert_int_equal(s->head, 1);
+    assert_int_equal(s->dstep, -1);
+    assert_true(s->grid);
+    assert_false(s->no_gold);
+    assert_int_equal(s->n_cells, 2);
+    assert_int_equal(s->cells[0].row, 4);
+    assert_int_equal(s->cells[0].col, 0);
+    assert_int_equal(s->cells[1].col, 3);
+    assert_int_equal(s->n_choices, 2);
+    assert_string_equal(s->choices[LES_ZH][1], "坐");
+    assert_int_equal(s->answer, 2);
+    assert_int_equal(s->run.mode, DECODE_BEAM);
+    assert_int_equal(s->run.beam, 3);
+    // a step's settings are its own: the next step is greedy again
+    LesRun r1 = les_run_for_step(l, 1, NULL), r2 = les_run_for_step(l, 2, NULL);
+    assert_int_equal(r1.mode, DECODE_BEAM);
+    assert_int_equal(r2.mode, -1);
+    assert_false(les_run_equal(&r1, &r2));
+    LesRun r0 = les_run_for_step(l, 0, NULL);
+    assert_true(les_run_equal(&r0, &r2));
+    LesRun own = les_run_for_step(l, 0, "the dog");
+    assert_string_equal(own.sentence, "the dog");
+    les_free(l);
+    les_problems_deinit(&pr);
+}
+
+// Every problem names the file and line; the good parts are still parsed.
+static void expect_problem(const char *text, const char *want) {
+    LesProblems pr = {0};
+    Lesson *l = parse(text, strlen(text), &pr);
+    bool found = false;
+    for (int i = 0; i < pr.n; i++) found |= strstr(pr.msgs[i], want) != NULL;
+    if (!found) {
+        fprintf(stderr, "expected a problem containing: %s\ngot:\n", want);
+        print_problems(&pr);
+    }
+    assert_true(found);
+    les_free(l);
+    les_problems_deinit(&pr);
+}
+
+#define HEAD "title: t\ntitle.zh: t\nmodel: en-zh\nsentence: i love nlp\n"
+
+static void test_problems_name_file_and_line(void **state) {
+    (void)state;
+    expect_problem("", "x.lesson:1: the lesson has no title");
+    expect_problem(HEAD, "x.lesson:4: the lesson has no [step]");
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\n", "x.lesson:5: this step has no narration in 繁體中文 (say.zh)");
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\nhead: zero\n", "x.lesson:9: head is \"zero\"");
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\nstep: -1\n", "x.lesson:9: step is \"-1\"");
+    expect_problem(HEAD "seed: -3\n", "x.lesson:5: seed is \"-3\"");
+    expect_problem(HEAD "top-p: 1.5\n", "x.lesson:5: top-p is \"1.5\"");
+    expect_problem(HEAD "decode: nucleus\n", "x.lesson:5: decode is \"nucleus\"");
+    expect_problem(HEAD "model: en-fr\n", "x.lesson:5: \"model\" given twice in the same lesson");
+    expect_problem(HEAD "target: none\n", "\"target: none\" is for a step");
+    expect_problem(HEAD "title:\n", "x.lesson:5: \"title\" has no value");
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\nanswer: 1\n", "x.lesson:5: answer without choices");
+}
+
+static void test_broken_bytes(void **state) {
+    (void)state;
+    LesProblems pr = {0};
+    // a NUL byte: not text at all
+    const char nul[] = HEAD "\0[step]\n";
+    Lesson *l = parse(nul, sizeof nul - 1, &pr);
+    assert_int_equal(pr.n, 1);
+    assert_non_null(strstr(pr.msgs[0], "x.lesson: the file holds a NUL byte"));
+    les_free(l);
+    les_problems_deinit(&pr);
+    // a line of 1 MB, and a file over the limit
+    size_t big = (size_t)LES_MAX_BYTES + 10;
+    char *text = malloc(big + 1);
+    assert_non_null(text);
+    memset(text, 'a', big);
+    memcpy(text, "say: ", 5);
+    text[big] = '\0';
+    l = parse(text, big, &pr);
+    assert_non_null(strstr(pr.msgs[0], "more than a lesson's"));
+    les_free(l);
+    les_problems_deinit(&pr);
+    l = parse(text, (size_t)LES_MAX_BYTES, &pr);
+    assert_non_null(strstr(pr.msgs[0], "x.lesson:1: the line is"));
+    les_free(l);
+    les_problems_deinit(&pr);
+    // binary noise: every byte value, over and over; problems, no crash
+    for (size_t i = 0; i < 65536; i++) text[i] = (char)(i * 2654435761u >> 13);
+    l = parse(text, 65536, &pr);
+    assert_true(pr.n > 0);
+    les_free(l);
+    les_problems_deinit(&pr);
+    free(text);
+}
+
+static Model *load(const char *name) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/models/%s.safetensors", TT_SOURCE_ASSETS, name);
+    Error err;
+    Model *m = mdl_load(path, &err);
+    if (!m) fprintf(stderr, "%s\n", err.msg);
+    assert_non_null(m);
+    return m;
+}
+
+static void test_binds_and_rebinds(void **state) {
+    (void)state;
+    static const char text[] = HEAD "target: 我 愛 自然 語言 處理\n"
+                                    "[step]\nstage: dec.loss\nsay: a\nsay.zh: b\n"
+                                    "[step]\ntarget: none\nstage: dec.L1.cross_attn.weights\nhead: 2\nstep: last\nsay: a\nsay.zh: b\n"
+                                    "[step]\ntarget: none\nstage: dec.probs\nstep: 6\nsay: a\nsay.zh: b\n";
+    LesProblems pr = {0};
+    Lesson *l = parse(text, sizeof text - 1, &pr);
+    print_problems(&pr);
+    assert_int_equal(pr.n, 0);
+    Model *m = load("en-zh");
+    Error err;
+    char why[256];
+    // teacher forcing with the lesson's target: the loss is there
+    LesRun r = les_run_for_step(l, 0, NULL);
+    Trace *t = les_trace(m, &r, false, &err);
+    assert_non_null(t);
+    assert_true(les_bind(l, 0, t, why, sizeof why) >= 0);
+    trace_free(t);
+    // greedy: "我 愛 自然 語言 處理" + <eos> is 6 steps; "last" is step 6
+    r = les_run_for_step(l, 1, NULL);
+    t = les_trace(m, &r, false, &err);
+    assert_non_null(t);
+    int i = les_bind(l, 1, t, why, sizeof why);
+    assert_true(i >= 0);
+    assert_int_equal(trace_step(t, i)->dstep, 6);
+    assert_int_equal(trace_step(t, i)->head, 2);
+    assert_true(les_bind(l, 2, t, why, sizeof why) >= 0);
+    trace_free(t);
+    // a teacher's shorter sentence: step 6 no longer exists, and says so
+    r = les_run_for_step(l, 2, "i love");
+    t = les_trace(m, &r, true, &err);
+    assert_non_null(t);
+    assert_int_equal(les_bind(l, 2, t, why, sizeof why), -1);
+    assert_non_null(strstr(why, "not step 6"));
+    i = les_bind(l, 1, t, why, sizeof why);
+    assert_true(i >= 0);
+    assert_true(trace_step(t, i)->dstep < 6);
+    trace_free(t);
+    // teacher forcing on the teacher's sentence forces the model's own translation
+    r = les_run_for_step(l, 0, "i love");
+    t = les_trace(m, &r, true, &err);
+    if (!t) fprintf(stderr, "%s\n", err.msg);
+    assert_non_null(t);
+    assert_true(les_bind(l, 0, t, why, sizeof why) >= 0);
+    int n;
+    const int *ids = trace_output(t, &n);
+    assert_string_equal(voc_token(m->tgt, ids[0]), "我");
+    trace_free(t);
+    // a sentence of only unknown words does not run
+    r = les_run_for_step(l, 1, "zebra giraffe");
+    assert_null(les_trace(m, &r, true, &err));
+    assert_non_null(strstr(err.msg, "vocabulary"));
+    mdl_free(m);
+    les_free(l);
+    les_problems_deinit(&pr);
+}
+
+static void test_model_path(void **state) {
+    (void)state;
+    LesProblems pr = {0};
+    Lesson *l = les_parse(HEAD, strlen(HEAD), "dir/sub/x.lesson", &pr);
+    char buf[256];
+    assert_string_equal(les_model_path(l, "/models", buf, sizeof buf), "/models/en-zh.safetensors");
+    l->model = "mine.safetensors";
+    assert_string_equal(les_model_path(l, "/models", buf, sizeof buf), "dir/sub/mine.safetensors");
+    les_free(l);
+    les_problems_deinit(&pr);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parses_the_example),
+        cmocka_unit_test(test_problems_name_file_and_line),
+        cmocka_unit_test(test_broken_bytes),
+        cmocka_unit_test(test_binds_and_rebinds),
+        cmocka_unit_test(test_model_path),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
