@@ -525,8 +525,8 @@ static void test_beam_table(void **state) {
         steps++;
         int kept = 0;
         for (int r = 0; r < s->rows; r++) {
-            kept += s->data[r * 3 + 2] == 1.0f;
-            if (r && s->data[r * 3 + 1] > s->data[(r - 1) * 3 + 1]) fail_msg("beam rows are not sorted by score at step %d", s->dstep);
+            kept += s->data[r * s->cols + 2] == 1.0f;
+            if (r && s->data[r * s->cols + 1] > s->data[(r - 1) * s->cols + 1]) fail_msg("beam rows are not sorted by score at step %d", s->dstep);
             assert_non_null(s->row_labels[r]);
         }
         assert_true(kept <= 3);
@@ -536,6 +536,59 @@ static void test_beam_table(void **state) {
     assert_true(steps >= 1);
     trace_free(t);
     voc_tokens_deinit(&tok);
+    mdl_free(m);
+}
+
+// The hypothesis a beam row's label ends in, as "tok tok " ("" for <bos> alone):
+// the prefix plus the new token, which <eos> ends without adding.
+static void beam_hypothesis(const char *label, bool with_next, char *out, size_t size) {
+    const char *plus = strstr(label, "+ "), *done = strstr(label, "(done)");
+    size_t prefix = plus ? (size_t)(plus - label) : done ? (size_t)(done - label) : strlen(label);
+    snprintf(out, size, "%.*s", (int)prefix, label);
+    if (with_next && plus && strcmp(plus + 2, "<eos>")) snprintf(out + strlen(out), size - strlen(out), "%s ", plus + 2);
+}
+
+// Each candidate names the row of the previous step's table it extends: a
+// kept row whose hypothesis is the candidate's prefix; at step 1, <bos> (-1).
+static void test_beam_parents(void **state) {
+    (void)state;
+    Model *m = load_model(TT_TEST_DATA "/../../assets/models/en-zh.safetensors");  // trained: its hypotheses end
+    static const char *const sentences[] = {"i love nlp", "the cat sits on the mat ."};
+    for (size_t k = 0; k < sizeof sentences / sizeof *sentences; k++) {
+        Tokens tok;
+        tokenize(m->src, sentences[k], &tok);
+        Trace *t = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_BEAM, .beam_width = 3, .max_steps = 12});
+        const Step *prev = NULL;
+        int done_rows = 0;
+        for (int i = 0; i < trace_count(t); i++) {
+            const Step *s = trace_step(t, i);
+            if (strcmp(s->name, "dec.beam")) continue;
+            assert_int_equal(s->cols, 4);
+            assert_string_equal(s->col_labels[3], "parent");
+            for (int r = 0; r < s->rows; r++) {
+                int parent = (int)s->data[r * 4 + 3];
+                char want[512], got[512];
+                beam_hypothesis(s->row_labels[r], false, got, sizeof got);
+                done_rows += strstr(s->row_labels[r], "(done)") != NULL;
+                if (!prev) {
+                    if (parent != -1) fail_msg("step 1 row %d: expected: parent -1 (<bos>), got: %d", r, parent);
+                    assert_string_equal(got, "");
+                    continue;
+                }
+                if (parent < 0 || parent >= prev->rows || prev->data[parent * 4 + 2] != 1.0f)
+                    fail_msg("step %d row %d: parent %d is not a kept row of step %d", s->dstep, r, parent, prev->dstep);
+                beam_hypothesis(prev->row_labels[parent], true, want, sizeof want);
+                if (strcmp(want, got))
+                    fail_msg("step %d row %d \"%s\": expected: to extend \"%s\", got: parent %d \"%s\"", s->dstep, r, s->row_labels[r],
+                             want, parent, prev->row_labels[parent]);
+            }
+            prev = s;
+        }
+        assert_non_null(prev);
+        assert_true(done_rows > 0);  // a finished hypothesis carried over was checked too
+        trace_free(t);
+        voc_tokens_deinit(&tok);
+    }
     mdl_free(m);
 }
 
@@ -627,6 +680,7 @@ int main(void) {
         cmocka_unit_test(test_sampling_repeats_with_seed),
         cmocka_unit_test(test_top_p_keeps_the_nucleus),
         cmocka_unit_test(test_beam_table),
+        cmocka_unit_test(test_beam_parents),
         cmocka_unit_test(test_stage_ids_and_json),
         cmocka_unit_test(test_bad_options),
     };

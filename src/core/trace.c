@@ -113,7 +113,7 @@ static Size plan(const Model *m, size_t n, const DecodeOptions *o) {
             s.labels += top + 2;
             if (o->mode == DECODE_BEAM) {
                 size_t rows = k * k + k;
-                s.floats += rows * 3;
+                s.floats += rows * 4;
                 s.labels += rows;
                 s.chars += rows * (t * ((size_t)voc_max_token_bytes(m->tgt) + 1) + 1);
             }
@@ -639,7 +639,7 @@ static const char *hyp_label(Ctx *c, const Hyp *h, int next) {
     return start;
 }
 
-static const char *const beam_cols[] = {"log P(token)", "score", "kept"};
+static const char *const beam_cols[] = {"log P(token)", "score", "kept", "parent"};
 
 static int run_beam(Ctx *c, Seq mem) {
     Trace *tr = c->tr;
@@ -694,9 +694,11 @@ static int run_beam(Ctx *c, Seq mem) {
         int kept = n_ex < k ? n_ex : k;
         for (int i = 0; i < n_ex; i++) {
             labels[i] = hyp_label(c, &beam[ex[i].from], ex[i].id);
-            table[i * 3 + 0] = ex[i].id < 0 ? 0.0f : (float)ex[i].logp;
-            table[i * 3 + 1] = (float)ex[i].score;
-            table[i * 3 + 2] = i < kept ? 1.0f : 0.0f;
+            table[i * 4 + 0] = ex[i].id < 0 ? 0.0f : (float)ex[i].logp;
+            table[i * 4 + 1] = (float)ex[i].score;
+            table[i * 4 + 2] = i < kept ? 1.0f : 0.0f;
+            // beam[b] is row b of the previous step's table (its kept rows come first); step 1 extends <bos>
+            table[i * 4 + 3] = t == 1 ? -1.0f : (float)ex[i].from;
         }
         bool all_done = true;
         for (int i = 0; i < kept; i++) {
@@ -895,6 +897,7 @@ const int *trace_output(const Trace *t, int *n) {
 }
 
 float trace_mean_loss(const Trace *t) { return t->mean_loss; }
+const DecodeOptions *trace_options(const Trace *t) { return &t->opt; }
 size_t trace_bytes(const Trace *t) { return t->bytes + sizeof *t; }
 
 char *trace_stage_id(const Step *s, char *buf, size_t size) {

@@ -62,6 +62,8 @@ int trace_find(const Trace *t, const char *stage_id, int head, int dstep);
 const int *trace_output(const Trace *t, int *n);
 // Teacher forcing: the mean cross-entropy over the target positions.
 float trace_mean_loss(const Trace *t);
+// The decoding options the trace was made with, defaults filled in.
+const DecodeOptions *trace_options(const Trace *t);
 // Bytes the trace holds.
 size_t trace_bytes(const Trace *t);
 
