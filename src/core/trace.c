@@ -292,7 +292,8 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
         // the old rows' weights (and head outputs) hold because the mask hides the new keys: exp(−∞) is exactly 0
         for (int i = 0; i < r0; i++)
             for (int j = k0; j < nk; j++) {
-                assert(to_softmax[(size_t)i * nk + j] == -INFINITY && "an old row sees a new key");
+                // NaN is a score that overflowed (huge weights): trace_run refuses the trace below
+                assert(!(to_softmax[(size_t)i * nk + j] > -INFINITY) && "an old row sees a new key");
                 weights[(size_t)i * nk + j] = 0.0f;
             }
         heads[h] = emit(c, (Step){.name = nm->head_out, .kind = "matrix", .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
@@ -866,6 +867,19 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
     if (rc) {
         err_set(err, "out of memory while decoding");
         goto fail;
+    }
+    // finite but huge weights overflow float (inf − inf = NaN): say so rather than show noise
+    for (int i = 0; i < tr->n_steps; i++) {
+        const Step *st = &tr->steps[i];
+        for (size_t k = 0; k < (size_t)st->rows * (size_t)st->cols; k++) {
+            if (!isnan(st->data[k])) continue;
+            char id[128], where[64] = "";
+            if (st->head) snprintf(where, sizeof where, ", head %d", st->head);
+            if (st->dstep) snprintf(where + strlen(where), sizeof where - strlen(where), ", decoding step %d", st->dstep);
+            err_set(err, "%s%sthe computation overflowed: NaN in %s%s; the model's weights are too large for 32-bit floats",
+                    m->path && *m->path ? m->path : "", m->path && *m->path ? ": " : "", trace_stage_id(st, id, sizeof id), where);
+            goto fail;
+        }
     }
     record_output(&c);
     free(c.qkv);
