@@ -690,7 +690,7 @@ static int run_beam(Ctx *c, Seq mem) {
         }
         qsort(ex, (size_t)n_ex, sizeof *ex, by_score_desc);
         const char **labels = new_labels(c, (size_t)n_ex);
-        float *table = emit(c, (Step){.name = "dec.beam", .kind = "beam", .rows = n_ex, .cols = 3, .sym_rows = "candidates", .sym_cols = "3",
+        float *table = emit(c, (Step){.name = "dec.beam", .kind = "beam", .rows = n_ex, .cols = 4, .sym_rows = "candidates", .sym_cols = "4",
                                       .formula = "score = Σ log P(token); keep the best k", .row_labels = labels, .col_labels = beam_cols});
         int kept = n_ex < k ? n_ex : k;
         for (int i = 0; i < n_ex; i++) {
