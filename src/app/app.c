@@ -416,7 +416,7 @@ static bool key_down(App *a, const SDL_KeyboardEvent *k) {
 
 static void hover(App *a, int x, int y) {
     ViewState vs = {.model = a->m, .trace = a->t, .step = a->step, .theme = theme_get(a->dark), .cmap = a->cmap, .hover_row = -1,
-                    .hover_col = -1, .font_px = gfx_px(a->g, 18), .opt = a->view};
+                    .hover_col = -1, .font_px = gfx_px(a->g, 18), .opt = a->view, .lang = a->lang};
     int r, c;
     if (!view_hit(a->g, a->view_area, &vs, x, y, &r, &c)) {
         a->hover_row = a->hover_col = -1;
@@ -513,13 +513,16 @@ static void draw_step_page(Gfx *g, const Model *m, const Trace *t, int step, con
     int n = snprintf(line, sizeof line, "%s", id);
     if (s->layer) n += snprintf(line + n, sizeof line - (size_t)n, "   %s %d", i18n(lang, S_LAYER), s->layer);
     if (s->head) n += snprintf(line + n, sizeof line - (size_t)n, "   %s %d", i18n(lang, S_HEAD), s->head);
-    if (s->dstep) snprintf(line + n, sizeof line - (size_t)n, "   %s %d", i18n(lang, S_DECODING_STEP), s->dstep);
+    if (trace_options(t)->mode == DECODE_TEACHER && s->dstep)  // one pass over the whole target: no decoding steps
+        snprintf(line + n, sizeof line - (size_t)n, "   %s", i18n(lang, S_TEACHER_FORCING));
+    else if (s->dstep)
+        snprintf(line + n, sizeof line - (size_t)n, "   %s %d", i18n(lang, S_DECODING_STEP), s->dstep);
     gfx_text_fit(g, area.x, area.y, area.w, line, big, th->text, GFX_LEFT);
     int top = area.y + gfx_line_height(g, big) + pad;
     int formula_h = 2 * lh + pad;
     SDL_Rect view = {area.x, top, area.w, area.y + area.h - top - formula_h - pad};
     ViewState vs = {.model = m, .trace = t, .step = step, .theme = th, .cmap = cmap, .hover_row = hover_row, .hover_col = hover_col,
-                    .font_px = px, .opt = opt};
+                    .font_px = px, .opt = opt, .lang = lang};
     view_draw(g, view, &vs);
     SDL_Rect panel = {area.x, area.y + area.h - formula_h, area.w, formula_h};
     gfx_fill(g, panel, th->panel);

@@ -20,6 +20,31 @@ typedef enum {
     S_PLAYING,
     S_ENCODER,
     S_DECODER,
+    // inside the views (view.c)
+    S_TEACHER_FORCING,  // the page's title, in place of the decoding step
+    S_V_MASK,           // the four panels: mask + raw scores = masked scores → weights
+    S_V_RAW_SCORES,
+    S_V_MASKED_SCORES,
+    S_V_SOFTMAX_WEIGHTS,
+    S_V_MASK_NOTE,      // "scores and weights of layer %d, head %d"
+    S_V_HEAD_N,         // "head %d"
+    S_V_AVERAGE,
+    S_V_LINE_NOTE,      // "line width ∝ weight; under %.2f not drawn"
+    S_V_GOLD,           // "gold alignment (%s, line %d)"
+    S_V_KEYS,           // the line view's column headings
+    S_V_QUERIES,
+    S_V_SOURCE,
+    S_V_PRODUCES,
+    S_V_CHOICE_SAMPLED, // "P = %.3f, random draw u = %.3f"
+    S_V_CHOICE_GREEDY,  // "P = %.3f (the largest)"
+    S_V_BEAM_HYPOTHESIS,
+    S_V_BEAM_LOGP,
+    S_V_BEAM_SCORE,
+    S_V_BEAM_KEPT,
+    S_V_BEAM_PRUNED,
+    S_V_BEAM_DONE,      // a finished hypothesis carried over
+    S_V_BEAM_TREE,      // the tree's heading: "beam tree: steps 1 to %d, width %d"
+    S_V_BEAM_PATH,      // the legend: the output's path, kept and pruned branches
     S_COUNT
 } StringId;
 

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 
 #include "gfx.h"
+#include "i18n.h"
 #include "model.h"
 #include "theme.h"
 #include "trace.h"
@@ -17,6 +18,10 @@ typedef struct {
     bool heads_grid;        // g: attention weights of every head of the layer, and their average
     bool lines;             // v: attention weights as lines between the tokens
     bool no_gold;           // a: hide the gold alignment over cross-attention
+    int n_highlight;        // lessons: cells outlined in heatmaps
+    struct {
+        int row, col;       // from 1; 0 = the whole row or column
+    } highlight[16];
 } ViewOptions;
 
 typedef struct {
@@ -28,6 +33,7 @@ typedef struct {
     int hover_row, hover_col;  // the cell under the mouse, or -1
     int font_px;            // label size, already scaled
     ViewOptions opt;
+    Lang lang;              // of the words drawn inside the view
 } ViewState;
 
 // Draws the step vs->step into area: as one view, or with the options as
