@@ -402,6 +402,14 @@ static Vocab *read_vocab(const char *path) {
         fprintf(stderr, "transformer-tracer: %s\n", err.msg);
         return NULL;
     }
+    // strtok would stop at a NUL and drop the rest of the file without a word
+    const char *nul = memchr(data, '\0', len);
+    if (nul) {
+        fprintf(stderr, "transformer-tracer: %s: NUL byte at byte %td; a vocabulary file is UTF-8 text, one token a line\n", path,
+                nul - data);
+        free(data);
+        return NULL;
+    }
     const char **toks = malloc((len / 2 + 2) * sizeof *toks);
     int n = 0;
     Vocab *v = NULL;

@@ -79,9 +79,10 @@ static int parse_links(const char *text, size_t len, int n_src, int n_tgt, Align
             bool bad_src = s >= n_src;
             const char *digits = bad_src ? link : dash + 1;
             int digits_len = bad_src ? (int)(dash - link) : (int)(link + link_len - dash - 1);
-            snprintf(why, why_size, "alignment link \"%.*s\": %s index %.*s is out of range (the %s has %d tokens)",
+            int n = bad_src ? n_src : n_tgt;
+            snprintf(why, why_size, "alignment link \"%.*s\": %s index %.*s is out of range (the %s has %d token%s)",
                      link_len > 40 ? 40 : link_len, link, bad_src ? "source" : "target", digits_len > 20 ? 20 : digits_len,
-                     digits, bad_src ? "source" : "target", bad_src ? n_src : n_tgt);
+                     digits, bad_src ? "source" : "target", n, n == 1 ? "" : "s");
             return -1;
         }
         links[n++] = (AlignLink){(int)s, (int)t};

@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,6 +276,29 @@ static Model *load_from(const StFile *f, Error *err) {
         voc_free(src);
         return NULL;
     }
+    // a few bytes of metadata must not make us allocate gigabytes: a large
+    // config's tensors have to be in the file first (smaller mismatches are
+    // named tensor by tensor below)
+    Config full = c;
+    full.src_vocab = voc_size(src);
+    full.tgt_vocab = voc_size(tgt);
+    if (mdl_check_config(&full, NULL) == 0) {
+        uint64_t held = 0;  // numbers in the file, whatever their dtype (st_open checked that they fit it)
+        for (int i = 0; i < st_count(f); i++) {
+            const StTensor *t = st_tensor_at(f, i);
+            uint64_t numel = 1;
+            for (int d = 0; d < t->ndim; d++) numel *= (uint64_t)t->shape[d];
+            held += numel;
+        }
+        if (mdl_param_count(&full) > (1L << 24) && (uint64_t)mdl_param_count(&full) > held) {
+            err_set(err, "the config (d_model %d, %d + %d layers, dim_feedforward %d, vocabularies %d and %d) needs %ld parameters, "
+                    "but the file's tensors hold only %" PRIu64 " numbers", c.d_model, c.n_enc, c.n_dec, c.d_ff, full.src_vocab,
+                    full.tgt_vocab, mdl_param_count(&full), held);
+            voc_free(src);
+            voc_free(tgt);
+            return NULL;
+        }
+    }
     Model *m = mdl_new(&c, src, tgt, err);
     if (!m) return NULL;
     int n = mdl_params(m, NULL);
@@ -298,7 +322,7 @@ static Model *load_from(const StFile *f, Error *err) {
                 snprintf(got + strlen(got), sizeof got - strlen(got), "%s%lld", d ? ", " : "", (long long)t->shape[d]);
             if (ps[i].ndim == 2) snprintf(want, sizeof want, "%lld, %lld", (long long)ps[i].shape[0], (long long)ps[i].shape[1]);
             else snprintf(want, sizeof want, "%lld", (long long)ps[i].shape[0]);
-            err_set(err, "tensor '%s' has shape [%s], expected [%s] from the config", ps[i].name, got, want);
+            err_set(err, "tensor '%s' has shape [%s], expected [%s] from the config and vocabularies", ps[i].name, got, want);
             goto fail;
         }
         if (st_read_f32(f, t, ps[i].data, err)) goto fail;
@@ -338,7 +362,9 @@ Model *mdl_load(const char *path, Error *err) {
     Model *m = load_from(f, err);
     st_free(f);
     if (!m) {
-        err_prefix(err, "%s", path);
+        // st_read_f32's messages already start with the path
+        size_t n = strlen(path);
+        if (err && !(strncmp(err->msg, path, n) == 0 && err->msg[n] == ':')) err_prefix(err, "%s", path);
         return NULL;
     }
     free(m->path);

@@ -269,7 +269,7 @@ StFile *st_open(const char *path, Error *err) {
     uint64_t n = 0;
     for (int i = 7; i >= 0; i--) n = (n << 8) | (unsigned char)f->data[i];
     if (n > f->len - 8) {
-        err_set(err, "%s: header length %" PRIu64 " runs past the end of the file (%zu bytes)",
+        err_set(err, "%s: header length %" PRIu64 " runs past the end of the file (%zu bytes): truncated, or not a safetensors model file",
                 path, n, f->len);
         goto fail;
     }
