@@ -18,6 +18,7 @@
 #include "app/gfx.h"
 #include "app/window.h"
 #include "commands.h"
+#include "sentences.h"
 #include "toygen.h"
 #include "vocab.h"
 
@@ -33,6 +34,8 @@ static const char *usage_text =
     "Commands:\n"
     "  window [--src TEXT]       open the window (the same as no command)\n"
     "         [--script FILE]    run a file of key presses, text and checks instead (tests; src/app/window.h)\n"
+    "         [--sentences FILE] a class list, one sentence a line: Ctrl+PageDown / Ctrl+PageUp go through it\n"
+    "         [--target TEXT]    teacher forcing, as for trace; the decoding options set the window's first strategy\n"
     "  export --src TEXT --stage ID --out FILE.png   draw one stage to a PNG, without a window\n"
     "  translate --src TEXT      translate a sentence; prints the output tokens\n"
     "  trace --src TEXT          write every stage of the computation as JSON\n"
@@ -92,7 +95,7 @@ typedef struct {
     const char *src, *target, *out, *model;
     const char *src_vocab, *tgt_vocab, *name;
     const char *corpus, *pair;
-    const char *script, *lesson;
+    const char *script, *lesson, *sentences;
     char **files;               // lint: the files after the command
     int n_files;
     DecodeOptions dec;
@@ -197,6 +200,7 @@ static int parse_args(int argc, char **argv, Args *a) {
         else if (!strcmp(name, "--corpus")) a->corpus = val;
         else if (!strcmp(name, "--stage")) a->stage = val;
         else if (!strcmp(name, "--script")) a->script = val;
+        else if (!strcmp(name, "--sentences")) a->sentences = val;
         else if (!strcmp(name, "--lesson")) a->lesson = val;
         else if (!strcmp(name, "--head")) bad = parse_long(name, val, 0, 256, &v) || (a->head = (int)v, a->head_set = true, 0);
         else if (!strcmp(name, "--step")) bad = parse_long(name, val, 0, 4096, &v) || (a->step = (int)v, a->step_set = true, 0);
@@ -489,10 +493,36 @@ static int cmd_lint(const Args *a) {
 }
 
 static int cmd_window(const Args *a) {
-    char buf[2 * PATH_MAX];
-    AppOptions o = {.model_path = a->model ? a->model : default_model(buf, sizeof buf), .src = a->src, .decode = a->dec,
-                    .dark = a->dark, .cmap = a->cmap, .scale = a->scale, .script = a->script};
-    return window_run(&o);
+    char buf[2 * PATH_MAX], dir[2 * PATH_MAX];
+    // the settings offer the shipped models' folder, beside the default model
+    snprintf(dir, sizeof dir, "%s", default_model(buf, sizeof buf));
+    char *slash = strrchr(dir, '/');
+    if (slash) *slash = '\0';
+    SentenceList *list = NULL;
+    if (a->sentences) {  // read before any window opens, so a bad list is one line on stderr
+        Error err;
+        if (!(list = sl_load(a->sentences, &err))) {
+            fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+            return 1;
+        }
+    }
+    // the lessons sit beside the assets: <data>/lessons
+    char lessons[2 * PATH_MAX + 16];
+    snprintf(lessons, sizeof lessons, "%s", slash ? dir : "./models");
+    for (int up = 0; up < 2; up++) {  // <data>/assets/models → <data>
+        char *cut = strrchr(lessons, '/');
+        if (cut) *cut = '\0';
+        else snprintf(lessons, sizeof lessons, ".");
+    }
+    snprintf(lessons + strlen(lessons), sizeof lessons - strlen(lessons), "/lessons");
+    AppOptions o = {.model_path = a->model ? a->model : buf, .src = a->src, .decode = a->dec, .dark = a->dark, .cmap = a->cmap,
+                    .scale = a->scale, .script = a->script, .target = a->target, .sentences = list, .models_dir = slash ? dir : NULL,
+                    .lesson = a->lesson, .lessons_dir = lessons,
+                    // a bare run opens on the lesson picker
+                    .picker = !a->src && !a->lesson && !a->sentences && !a->target && !a->script};
+    int rc = window_run(&o);
+    sl_free(list);
+    return rc;
 }
 
 // Draws one stage of a sentence's trace to a PNG, with no window or display.

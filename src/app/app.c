@@ -1,16 +1,32 @@
 #include "app.h"
 
+#include <dirent.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fileio.h"
 #include "image.h"
+#include "lessonmode.h"
 #include "view.h"
+#include "vocab.h"
 
 #define EDIT_MAX 16384
+#define MAX_SPANS 64        // unknown words underlined
+#define MAX_SUGGEST 8       // words offered under the text box
+
+// The settings panel's rows (only those that apply to the strategy are shown).
+typedef enum { ROW_MODEL, ROW_STRATEGY, ROW_BEAM, ROW_TEMPERATURE, ROW_TOP_K, ROW_TOP_P, ROW_SEED, ROW_MAX_STEPS, ROW_COUNT } SettingsRow;
+
+// A clickable part of the settings panel: a row's − or + (delta), or a strategy (choice ≥ 0).
+typedef struct {
+    SDL_Rect r;
+    SettingsRow row;
+    int delta, choice;
+} Hit;
 
 struct App {
     Gfx *g;
@@ -35,6 +51,32 @@ struct App {
     SDL_Rect text_box, view_area, timeline, chips[2][16];  // chips: [0] layers, [1] heads
     int n_chips[2];
     ViewOptions view;           // composite views: keys m, g, v, a
+    // teacher forcing (--target): the reference translation, and its tokens in the model's target vocabulary
+    char *target_text;
+    Tokens target;
+    // the class list (--sentences), borrowed; list_at is -1 for a sentence not from it
+    const SentenceList *list;
+    int list_at;
+    SDL_Rect list_prev, list_next;
+    // the text box's words, worked out again when stale: unknown ones underlined, suggestions for the one at the cursor
+    bool analysed, text_changed, keep_status, status_hint;
+    int n_spans, span_start[MAX_SPANS], span_end[MAX_SPANS];
+    int n_suggest, suggest_sel;
+    bool suggest_closed;
+    const char *suggest[MAX_SUGGEST];   // into the source vocabulary
+    size_t word_start, word_end;        // the word at the cursor, as bytes of edit
+    SDL_Rect suggest_rects[MAX_SUGGEST];
+    // settings: the models to pick from, and the panel
+    char **models;
+    int n_models, model_at;
+    char model_path[4096];
+    bool settings;
+    SettingsRow settings_row;
+    SDL_Rect settings_button, settings_box;
+    LessonMode *lesson;         // lessons and the picker, or NULL without a lessons folder
+    bool teacher_shown;         // the trace on show is teacher forcing set by a lesson
+    Hit hits[48];
+    int n_hits;
 };
 
 static void set_status(App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -43,47 +85,140 @@ static void set_status(App *a, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(a->status, sizeof a->status, fmt, ap);
     va_end(ap);
+    a->status_hint = false;
 }
 
-int app_set_sentence(App *a, const char *text) {
+// Appends " \"word\"" for each token read as <unk> to words.
+static void unknown_words(const Vocab *v, const Tokens *tok, char *words, size_t size) {
+    for (int i = 0; i < tok->n; i++)
+        if (tok->ids[i] == voc_unk(v) && strlen(words) + strlen(tok->pieces[i]) + 4 < size) {
+            strcat(words, " \"");
+            strcat(words, tok->pieces[i]);
+            strcat(words, "\"");
+        }
+}
+
+// Tokenizes and traces text with model m and decoding d; teacher forcing
+// takes target, in m's target vocabulary. Returns the trace, or NULL with the
+// reason in the status line; the unknown source words go into unknown.
+static Trace *run_text(App *a, const Model *m, DecodeOptions d, const Tokens *target, const char *text, char *unknown, size_t size) {
     Tokens tok;
     Error err;
-    if (voc_tokenize(a->m->src, text, &tok, &err)) {
+    if (voc_tokenize(m->src, text, &tok, &err)) {
         set_status(a, "%s", err.msg);
-        return -1;
+        return NULL;
     }
+    Trace *t = NULL;
     if (tok.n_unknown == tok.n) {
         set_status(a, "No word of this sentence is in the model's vocabulary; nothing to translate");
-        voc_tokens_deinit(&tok);
-        return -1;
+    } else if (tok.n > m->cfg.max_len) {
+        set_status(a, "The sentence has %d tokens; this model takes at most %d", tok.n, m->cfg.max_len);
+    } else {
+        d.target = d.mode == DECODE_TEACHER ? target->ids : NULL;
+        d.target_len = d.mode == DECODE_TEACHER ? target->n : 0;
+        t = trace_run(m, tok.ids, tok.n, &d, &err);
+        if (!t) set_status(a, "%s", err.msg);
     }
-    if (tok.n > a->m->cfg.max_len) {
-        set_status(a, "The sentence has %d tokens; this model takes at most %d", tok.n, a->m->cfg.max_len);
-        voc_tokens_deinit(&tok);
-        return -1;
-    }
-    Trace *t = trace_run(a->m, tok.ids, tok.n, &a->decode, &err);
-    if (!t) {
-        set_status(a, "%s", err.msg);
-        voc_tokens_deinit(&tok);
-        return -1;
+    unknown[0] = '\0';
+    if (t) unknown_words(m->src, &tok, unknown, size);
+    voc_tokens_deinit(&tok);
+    return t;
+}
+
+// Puts t in place of the trace: at its start, or at the same stage, head and
+// decoding step when keep_place and t has them.
+static void swap_trace(App *a, Trace *t, bool keep_place) {
+    int step = 0;
+    if (keep_place && a->t) {
+        const Step *s = trace_step(a->t, a->step);
+        char id[128];
+        step = trace_find(t, trace_stage_id(s, id, sizeof id), s->head, s->dstep);
+        if (step < 0) step = a->step < trace_count(t) ? a->step : trace_count(t) - 1;
     }
     trace_free(a->t);
     a->t = t;
-    a->step = 0;
-    snprintf(a->sentence, sizeof a->sentence, "%s", text);
+    a->step = step;
+    a->hover_row = a->hover_col = -1;
+}
+
+int app_set_sentence(App *a, const char *text) {
+    char unknown[512];
+    Trace *t = run_text(a, a->m, a->decode, &a->target, text, unknown, sizeof unknown);
+    if (!t) return -1;
+    swap_trace(a, t, false);
+    if (text != a->sentence) snprintf(a->sentence, sizeof a->sentence, "%s", text);
     a->status[0] = '\0';
-    if (tok.n_unknown) {
-        char words[512] = "";
-        for (int i = 0; i < tok.n; i++)
-            if (tok.ids[i] == voc_unk(a->m->src) && strlen(words) + strlen(tok.pieces[i]) + 4 < sizeof words) {
-                strcat(words, " \"");
-                strcat(words, tok.pieces[i]);
-                strcat(words, "\"");
-            }
-        set_status(a, i18n(a->lang, S_UNKNOWN_WORDS), words);
+    a->analysed = false;
+    if (*unknown) set_status(a, i18n(a->lang, S_UNKNOWN_WORDS), unknown);
+    return 0;
+}
+
+// The target's tokens in m's target vocabulary. Returns 0, or -1 with err set.
+static int tokenize_target(const char *text, const Model *m, Tokens *out, Error *err) {
+    memset(out, 0, sizeof *out);
+    if (!text) return 0;
+    if (voc_tokenize(m->tgt, text, out, err)) {
+        err_prefix(err, "target sentence");
+        return -1;
     }
-    voc_tokens_deinit(&tok);
+    return 0;
+}
+
+static bool same_file(const char *x, const char *y) {
+    struct stat sx, sy;
+    if (stat(x, &sx) || stat(y, &sy)) return !strcmp(x, y);
+    return sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino;
+}
+
+static int compare_paths(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
+
+// The models to pick from: every .safetensors file in dir, then the current
+// one if it is not among them.
+static void find_models(App *a, const char *dir) {
+    int cap = 1;
+    DIR *d = dir ? opendir(dir) : NULL;
+    for (struct dirent *e; d && (e = readdir(d));) cap++;
+    if (d) rewinddir(d);
+    a->models = calloc((size_t)cap, sizeof *a->models);
+    if (!a->models) {
+        if (d) closedir(d);
+        return;
+    }
+    for (struct dirent *e; d && a->n_models < cap - 1 && (e = readdir(d));) {
+        size_t len = strlen(e->d_name), ext = strlen(".safetensors");
+        if (len <= ext || strcmp(e->d_name + len - ext, ".safetensors") || e->d_name[0] == '.') continue;
+        size_t size = strlen(dir) + len + 2;
+        char *path = malloc(size);
+        if (!path) break;
+        snprintf(path, size, "%s/%s", dir, e->d_name);
+        a->models[a->n_models++] = path;
+    }
+    if (d) closedir(d);
+    qsort(a->models, (size_t)a->n_models, sizeof *a->models, compare_paths);
+    a->model_at = -1;
+    for (int i = 0; i < a->n_models && a->model_at < 0; i++)
+        if (same_file(a->models[i], a->model_path)) a->model_at = i;
+    if (a->model_at < 0 && (a->models[a->n_models] = strdup(a->model_path))) a->model_at = a->n_models++;
+}
+
+// Teacher forcing given as ids (o->decode.target): the tokens, and their text
+// for tokenizing again in another model's vocabulary.
+static int target_from_ids(App *a, const int *ids, int n, Error *err) {
+    Tokens *t = &a->target;
+    t->ids = malloc((size_t)n * sizeof *t->ids);
+    t->pieces = calloc((size_t)n, sizeof *t->pieces);
+    size_t size = 1;
+    for (int i = 0; i < n; i++) size += strlen(voc_token(a->m->tgt, ids[i])) + 1;
+    a->target_text = calloc(1, size);
+    if (!t->ids || !t->pieces || !a->target_text) return err_set(err, "out of memory");
+    for (int i = 0; i < n; i++) {
+        const char *tok = voc_token(a->m->tgt, ids[i]);
+        if (!(t->pieces[i] = strdup(tok))) return err_set(err, "out of memory");
+        t->ids[i] = ids[i];
+        t->n = i + 1;
+        if (i) strcat(a->target_text, " ");
+        strcat(a->target_text, tok);
+    }
     return 0;
 }
 
@@ -95,18 +230,49 @@ App *app_new(const AppOptions *o, Gfx *g, Error *err) {
     }
     a->g = g;
     a->decode = o->decode;
+    a->decode.target = NULL;
+    a->decode.target_len = 0;
     a->dark = o->dark;
     a->cmap = o->cmap;
     a->lang = o->lang;
     a->speed_ms = 700;
     a->hover_row = a->hover_col = -1;
+    a->suggest_sel = -1;
+    a->list = o->sentences;
+    a->list_at = -1;
     gfx_set_scale(g, o->scale > 0 ? o->scale : 1.0f);
     a->m = mdl_load(o->model_path, err);
     if (!a->m) {
         free(a);
         return NULL;
     }
+    snprintf(a->model_path, sizeof a->model_path, "%s", o->model_path);
+    if (o->target) {  // --target: teacher forcing
+        a->decode.mode = DECODE_TEACHER;
+        bool ok = tokenize_target(o->target, a->m, &a->target, err) == 0;
+        if (ok && !(a->target_text = strdup(o->target))) ok = err_set(err, "out of memory") == 0;
+        if (!ok) {
+            app_free(a);
+            return NULL;
+        }
+    } else if (o->decode.mode == DECODE_TEACHER && o->decode.target && target_from_ids(a, o->decode.target, o->decode.target_len, err)) {
+        app_free(a);
+        return NULL;
+    }
+    if (o->models_dir) {
+        find_models(a, o->models_dir);
+    } else {
+        char dir[sizeof a->model_path];
+        snprintf(dir, sizeof dir, "%s", a->model_path);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = '\0';
+        find_models(a, slash ? dir : ".");
+    }
     const char *src = o->src ? o->src : "i love natural language processing";
+    if (!o->src && a->list) {  // the class list's first sentence
+        src = sl_get(a->list, 0);
+        a->list_at = 0;
+    }
     snprintf(a->edit, sizeof a->edit, "%s", src);
     a->cursor = strlen(a->edit);
     if (app_set_sentence(a, src)) {
@@ -118,15 +284,69 @@ App *app_new(const AppOptions *o, Gfx *g, Error *err) {
             app_free(a);
             return NULL;
         }
-        set_status(a, "%s", why);
+        if (a->list_at == 0)
+            set_status(a, i18n(a->lang, S_LIST_CANNOT_RUN), 1, sl_count(a->list), sl_line(a->list, 0), why);
+        else
+            set_status(a, "%s", why);
+    }
+    if (o->lesson || o->lessons_dir) {
+        char dir[sizeof a->model_path];
+        snprintf(dir, sizeof dir, "%s", a->model_path);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = '\0';
+        a->lesson = lm_new(o->lessons_dir, o->models_dir ? o->models_dir : slash ? dir : ".");
+        if (!a->lesson) {
+            err_set(err, "out of memory");
+            app_free(a);
+            return NULL;
+        }
+        if (o->lesson) lm_open(a->lesson, a, o->lesson);
+        else if (o->picker) lm_show_picker(a->lesson, true);
     }
     return a;
 }
 
+void app_show_trace(App *a, Trace *t, const char *sentence, const DecodeOptions *d, bool teacher) {
+    swap_trace(a, t, false);
+    if (sentence != a->sentence) snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
+    if (!a->editing) {
+        snprintf(a->edit, sizeof a->edit, "%s", a->sentence);
+        a->cursor = strlen(a->edit);
+    }
+    // later sentences run with the same strategy; teacher forcing stays the lesson's
+    DecodeMode keep = a->decode.mode;
+    a->decode = *d;
+    a->decode.target = NULL;
+    a->decode.target_len = 0;
+    if (a->decode.mode == DECODE_TEACHER) a->decode.mode = keep == DECODE_TEACHER && a->target_text ? keep : DECODE_GREEDY;
+    a->teacher_shown = teacher;
+    a->analysed = false;
+    a->status[0] = '\0';
+}
+
+void app_set_view(App *a, const ViewOptions *v) { a->view = *v; }
+const ViewOptions *app_view(const App *a) { return &a->view; }
+bool app_busy(const App *a) { return a->editing || a->help || a->settings; }
+Lang app_lang(const App *a) { return a->lang; }
+const char *app_model_path(const App *a) { return a->model_path; }
+struct LessonMode *app_lessons(App *a) { return a->lesson; }
+
+void app_show_status(App *a, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->status, sizeof a->status, fmt, ap);
+    va_end(ap);
+}
+
 void app_free(App *a) {
     if (!a) return;
+    lm_free(a->lesson);
     trace_free(a->t);
     mdl_free(a->m);
+    voc_tokens_deinit(&a->target);
+    free(a->target_text);
+    for (int i = 0; i < a->n_models; i++) free(a->models[i]);
+    free(a->models);
     free(a);
 }
 
@@ -185,6 +405,117 @@ static void jump_to(App *a, int layer, int head) {
     if (i >= 0) app_set_step(a, i);
 }
 
+// ---- model, decoding, the sentence list -----------------------------------------
+
+static const char *base_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+int app_set_model(App *a, const char *path) {
+    Error err;
+    Model *m = mdl_load(path, &err);
+    if (!m) {
+        set_status(a, i18n(a->lang, S_MODEL_FAILED), err.msg);
+        return -1;
+    }
+    Tokens target;
+    char unknown[512];
+    Trace *t = NULL;
+    if (tokenize_target(a->target_text, m, &target, &err)) set_status(a, "%s", err.msg);
+    else t = run_text(a, m, a->decode, &target, a->sentence, unknown, sizeof unknown);
+    if (!t) {  // the sentence (or target) does not run on it: keep what works
+        char why[2 * sizeof a->status];
+        snprintf(why, sizeof why, "%s: %s", path, a->status);
+        set_status(a, i18n(a->lang, S_MODEL_FAILED), why);
+        voc_tokens_deinit(&target);
+        mdl_free(m);
+        return -1;
+    }
+    swap_trace(a, t, true);  // the old trace's labels point into the old model: free it first
+    mdl_free(a->m);
+    a->m = m;
+    voc_tokens_deinit(&a->target);
+    a->target = target;
+    snprintf(a->model_path, sizeof a->model_path, "%s", path);
+    a->model_at = -1;
+    for (int i = 0; i < a->n_models && a->model_at < 0; i++)
+        if (same_file(a->models[i], path)) a->model_at = i;
+    a->analysed = false;  // another vocabulary
+    char what[600];
+    snprintf(what, sizeof what, "%s (%s)", m->name, base_name(path));
+    set_status(a, i18n(a->lang, S_MODEL_LOADED), what);
+    if (*unknown) {
+        size_t n = strlen(a->status);
+        snprintf(a->status + n, sizeof a->status - n, "   ");
+        n = strlen(a->status);
+        snprintf(a->status + n, sizeof a->status - n, i18n(a->lang, S_UNKNOWN_WORDS), unknown);
+    }
+    return 0;
+}
+
+int app_set_decode(App *a, const DecodeOptions *d) {
+    const char *bad = NULL;
+    if (d->mode < DECODE_GREEDY || d->mode > DECODE_TEACHER) bad = "unknown decoding strategy";
+    else if (d->mode == DECODE_TEACHER && !a->target_text) bad = "teacher forcing needs a target sentence (--target)";
+    else if (d->beam_width < 0 || d->beam_width > 64) bad = "the beam width must be 1 to 64";
+    else if (!(d->temperature >= 0.0f && d->temperature <= 100.0f)) bad = "the temperature must be above 0 and at most 100";
+    else if (d->top_k < 0) bad = "top-k must be 0 (all) or more";
+    else if (!(d->top_p >= 0.0f && d->top_p <= 1.0f)) bad = "top-p must be in (0, 1]";
+    else if (d->max_steps < 0 || d->max_steps > 4096 || d->show_top < 0 || d->show_top > 64 || d->pad_to < 0 || d->pad_to > 4096)
+        bad = "a step count is out of range";
+    if (bad) {
+        set_status(a, i18n(a->lang, S_DECODE_FAILED), bad);
+        return -1;
+    }
+    DecodeOptions nd = *d;
+    nd.target = NULL;  // run_text puts in the App's target
+    nd.target_len = 0;
+    char unknown[512];
+    Trace *t = run_text(a, a->m, nd, &a->target, a->sentence, unknown, sizeof unknown);
+    if (!t) {
+        char why[sizeof a->status];
+        snprintf(why, sizeof why, "%s", a->status);
+        set_status(a, i18n(a->lang, S_DECODE_FAILED), why);
+        return -1;
+    }
+    a->decode = nd;
+    swap_trace(a, t, true);
+    a->status[0] = '\0';
+    if (*unknown) set_status(a, i18n(a->lang, S_UNKNOWN_WORDS), unknown);
+    return 0;
+}
+
+const DecodeOptions *app_decode(const App *a) { return &a->decode; }
+const Model *app_model(const App *a) { return a->m; }
+int app_list_index(const App *a) { return a->list_at; }
+bool app_settings_open(const App *a) { return a->settings; }
+
+static void stop_editing(App *a);
+
+void app_list_go(App *a, int delta) {
+    if (!a->list) {
+        set_status(a, "%s", i18n(a->lang, S_NO_LIST));
+        return;
+    }
+    int n = sl_count(a->list), i = a->list_at < 0 ? (delta > 0 ? 0 : n - 1) : a->list_at + delta;
+    if (i < 0 || i >= n) {
+        set_status(a, "%s", i18n(a->lang, i < 0 ? S_LIST_FIRST : S_LIST_LAST));
+        return;
+    }
+    a->list_at = i;
+    if (a->editing) stop_editing(a);
+    // the sentence goes into the text box too, so one that cannot run is there to fix (Ctrl+L)
+    snprintf(a->edit, sizeof a->edit, "%s", sl_get(a->list, i));
+    a->cursor = strlen(a->edit);
+    a->analysed = false;
+    if (app_set_sentence(a, a->edit)) {
+        char why[sizeof a->status];
+        snprintf(why, sizeof why, "%s", a->status);
+        set_status(a, i18n(a->lang, S_LIST_CANNOT_RUN), i + 1, n, sl_line(a->list, i), why);
+    }
+}
+
 // ---- text box --------------------------------------------------------------
 
 static void insert_text(App *a, const char *text) {
@@ -197,6 +528,10 @@ static void insert_text(App *a, const char *text) {
     memmove(a->edit + a->cursor + add, a->edit + a->cursor, len - a->cursor + 1);
     memcpy(a->edit + a->cursor, text, add);
     a->cursor += add;
+    a->keep_status = add < strlen(text);
+    a->suggest_closed = false;  // the message that text was left out stays over the unknown words
+    a->text_changed = true;
+    a->analysed = false;
 }
 
 static size_t prev_char(const char *s, size_t i) {
@@ -214,23 +549,177 @@ static size_t next_char(const char *s, size_t i) {
 static void start_editing(App *a) {
     a->editing = true;
     a->cursor = strlen(a->edit);
+    a->analysed = false;
+    a->suggest_closed = false;
     SDL_StartTextInput();
 }
 
 static void stop_editing(App *a) {
     a->editing = false;
     a->composition[0] = '\0';
+    a->analysed = false;
     SDL_StopTextInput();
 }
 
+// A byte that belongs to a word (as the tokenizer splits them): not ASCII
+// space or punctuation, except an apostrophe or hyphen inside a word.
+static bool word_byte(const char *s, size_t i) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x80 || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z')) return true;
+    return (c == '\'' || c == '-') && i > 0 && word_byte(s, i - 1) && s[i + 1] && word_byte(s, i + 1);
+}
+
+// Lower-cases as the tokenizer does (ASCII and Latin-1 capitals), byte for byte.
+static void lower_copy(char *out, const char *in) {
+    size_t i = 0;
+    for (; in[i]; i++) {
+        unsigned char c = (unsigned char)in[i];
+        out[i] = (char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+        if (c == 0xC3 && in[i + 1]) {
+            unsigned char d = (unsigned char)in[i + 1];
+            out[++i] = (char)(d >= 0x80 && d <= 0x9E && d != 0x97 ? d + 0x20 : d);
+        }
+    }
+    out[i] = '\0';
+}
+
+static int compare_words(const void *x, const void *y) { return strcmp(*(const char *const *)x, *(const char *const *)y); }
+
+// Works out, when stale, which words of the text box the model does not know
+// (byte ranges, for the underline) and which vocabulary words start like the
+// word at the cursor. While typing, the status line names the unknown words.
+static void analyse_text(App *a) {
+    if (a->analysed) return;
+    a->analysed = true;
+    a->n_spans = a->n_suggest = 0;
+    const char *text = a->editing ? a->edit : a->sentence;
+    static char low[EDIT_MAX];
+    lower_copy(low, text);
+    Tokens tok;
+    Error err;
+    char words[512] = "";
+    if (*text && voc_tokenize(a->m->src, text, &tok, &err) == 0) {
+        // each piece is the next occurrence of its lower-cased text
+        size_t at = 0;
+        for (int i = 0; i < tok.n; i++) {
+            const char *p = strstr(low + at, tok.pieces[i]);
+            if (!p) break;
+            at = (size_t)(p - low) + strlen(tok.pieces[i]);
+            if (tok.ids[i] != voc_unk(a->m->src)) continue;
+            if (a->n_spans < MAX_SPANS) {
+                a->span_start[a->n_spans] = (int)(p - low);
+                a->span_end[a->n_spans++] = (int)at;
+            }
+            if (strlen(words) + strlen(tok.pieces[i]) + 8 < sizeof words) {
+                strcat(words, " \"");
+                strcat(words, tok.pieces[i]);
+                strcat(words, "\"");
+            } else if (!strstr(words, " \xE2\x80\xA6")) {
+                strcat(words, " \xE2\x80\xA6");  // …
+            }
+        }
+        voc_tokens_deinit(&tok);
+    }
+    if (a->editing && a->text_changed) {
+        a->text_changed = false;
+        if (*words && !a->keep_status) {
+            set_status(a, i18n(a->lang, S_UNKNOWN_TYPING), words);
+            a->status_hint = true;
+        } else if (!*words && a->status_hint) {
+            a->status[0] = '\0';
+            a->status_hint = false;
+        }
+        a->keep_status = false;
+    }
+    // the word at the cursor: suggestions for it, unless composing or closed with Esc
+    if (!a->editing || a->composition[0] || a->suggest_closed) return;
+    size_t b = a->cursor, e = a->cursor;
+    while (b > 0 && word_byte(a->edit, b - 1)) b--;
+    while (a->edit[e] && word_byte(a->edit, e)) e++;
+    size_t plen = a->cursor - b;
+    if (!plen) return;
+    a->word_start = b;
+    a->word_end = e;
+    const char *found[64];
+    int n = 0;
+    for (int id = 0; id < voc_size(a->m->src) && n < 64; id++) {
+        const char *w = voc_token(a->m->src, id);
+        if (w[0] == '<' || strncmp(w, low + b, plen)) continue;  // special tokens are never typed
+        found[n++] = w;
+    }
+    qsort(found, (size_t)n, sizeof *found, compare_words);
+    // the word already typed in full, and nothing longer: nothing to offer
+    if (n == 1 && strlen(found[0]) == e - b && !strncmp(found[0], low + b, e - b)) n = 0;
+    a->n_suggest = n < MAX_SUGGEST ? n : MAX_SUGGEST;
+    memcpy(a->suggest, found, (size_t)a->n_suggest * sizeof *found);
+    if (a->suggest_sel >= a->n_suggest) a->suggest_sel = -1;
+}
+
+int app_unknown_spans(App *a, int *start, int *end, int max) {
+    analyse_text(a);
+    for (int i = 0; i < a->n_spans && i < max; i++) {
+        start[i] = a->span_start[i];
+        end[i] = a->span_end[i];
+    }
+    return a->n_spans;
+}
+
+int app_suggestions(App *a, const char **words, int max) {
+    analyse_text(a);
+    for (int i = 0; i < a->n_suggest && i < max; i++) words[i] = a->suggest[i];
+    return a->n_suggest;
+}
+
+// Puts suggestion i in place of the word at the cursor, with a space after it.
+static void accept_suggestion(App *a, int i) {
+    const char *w = a->suggest[i];
+    size_t wl = strlen(w), tail = strlen(a->edit + a->word_end);
+    bool space = a->edit[a->word_end] != ' ';
+    if (a->word_start + wl + space + tail >= EDIT_MAX) return;
+    memmove(a->edit + a->word_start + wl + space, a->edit + a->word_end, tail + 1);
+    memcpy(a->edit + a->word_start, w, wl);
+    if (space) a->edit[a->word_start + wl] = ' ';
+    a->cursor = a->word_start + wl + 1;
+    a->suggest_sel = -1;
+    a->text_changed = true;
+    a->analysed = false;
+}
+
 static bool edit_key(App *a, const SDL_KeyboardEvent *k) {
-    switch (k->keysym.sym) {
+    SDL_Keycode sym = k->keysym.sym;
+    if (k->keysym.mod & KMOD_ALT && (sym == SDLK_LEFT || sym == SDLK_RIGHT)) return false;  // the sentence list
+    analyse_text(a);
+    if (a->n_suggest) {  // the suggestions under the box take Tab, ↓ ↑, Enter once one is chosen, and Esc
+        switch (sym) {
+        case SDLK_TAB: accept_suggestion(a, a->suggest_sel >= 0 ? a->suggest_sel : 0); return true;
+        case SDLK_DOWN: a->suggest_sel = (a->suggest_sel + 1) % a->n_suggest; return true;
+        case SDLK_UP: a->suggest_sel = a->suggest_sel <= 0 ? a->n_suggest - 1 : a->suggest_sel - 1; return true;
+        case SDLK_RETURN:
+        case SDLK_KP_ENTER:
+            if (a->suggest_sel < 0) break;
+            accept_suggestion(a, a->suggest_sel);
+            return true;
+        case SDLK_ESCAPE:
+            a->suggest_closed = true;
+            a->analysed = false;
+            return true;
+        default: break;
+        }
+    }
+    if (sym != SDLK_RETURN && sym != SDLK_KP_ENTER && sym != SDLK_ESCAPE && sym != SDLK_TAB) {
+        a->analysed = false;  // the cursor or the text may move: the word at the cursor with it
+        a->suggest_sel = -1;
+    }
+    switch (sym) {
+    case SDLK_TAB: return true;  // never a shortcut while typing
     case SDLK_RETURN:
     case SDLK_KP_ENTER:
         if (app_set_sentence(a, a->edit) == 0) stop_editing(a);  // on failure the text stays for fixing
         return true;
     case SDLK_ESCAPE: stop_editing(a); return true;
     case SDLK_BACKSPACE:
+        a->text_changed = true;
+        a->suggest_closed = false;
         if (a->cursor > 0) {
             size_t p = prev_char(a->edit, a->cursor);
             memmove(a->edit + p, a->edit + a->cursor, strlen(a->edit) - a->cursor + 1);
@@ -238,6 +727,7 @@ static bool edit_key(App *a, const SDL_KeyboardEvent *k) {
         }
         return true;
     case SDLK_DELETE:
+        a->text_changed = true;
         if (a->edit[a->cursor]) {
             size_t q = next_char(a->edit, a->cursor);
             memmove(a->edit + a->cursor, a->edit + q, strlen(a->edit) - q + 1);
@@ -282,18 +772,28 @@ int app_render_step_png(const Model *m, const Trace *t, int step, int w, int h, 
     return rc;
 }
 
+// A label as a CSV field (RFC 4180): always quoted, so that a token such as
+// "1" stays text, with each quote inside doubled.
+static void csv_label(FILE *fp, const char *label) {
+    fputc('"', fp);
+    for (const char *c = label; *c; c++) {
+        if (*c == '"') fputc('"', fp);
+        fputc(*c, fp);
+    }
+    fputc('"', fp);
+}
+
 static int write_csv(const Step *s, const char *path, Error *err) {
     AtomicFile af;
     if (fio_atomic_open(&af, path, err)) return -1;
-    fputs("", af.fp);
     for (int c = 0; c < s->cols; c++) {
         fputc(',', af.fp);
-        if (s->col_labels) fprintf(af.fp, "\"%s\"", s->col_labels[c]);
+        if (s->col_labels) csv_label(af.fp, s->col_labels[c]);
         else fprintf(af.fp, "%d", c);
     }
     fputc('\n', af.fp);
     for (int r = 0; r < s->rows; r++) {
-        if (s->row_labels) fprintf(af.fp, "\"%s\"", s->row_labels[r]);
+        if (s->row_labels) csv_label(af.fp, s->row_labels[r]);
         else fprintf(af.fp, "%d", r);
         for (int c = 0; c < s->cols; c++) fprintf(af.fp, ",%.9g", (double)s->data[r * s->cols + c]);
         fputc('\n', af.fp);
@@ -322,19 +822,112 @@ int app_export_view(App *a, const char *dir, float scale, char *out, size_t size
     return 0;
 }
 
+// ---- settings ----------------------------------------------------------------
+
+// The rows that apply to the current strategy, in order. Returns how many.
+static int settings_rows(const App *a, SettingsRow *rows) {
+    int n = 0;
+    rows[n++] = ROW_MODEL;
+    rows[n++] = ROW_STRATEGY;
+    if (a->decode.mode == DECODE_BEAM) rows[n++] = ROW_BEAM;
+    if (a->decode.mode == DECODE_SAMPLE) {
+        rows[n++] = ROW_TEMPERATURE;
+        rows[n++] = ROW_TOP_K;
+        rows[n++] = ROW_TOP_P;
+        rows[n++] = ROW_SEED;
+    }
+    if (a->decode.mode != DECODE_TEACHER) rows[n++] = ROW_MAX_STEPS;  // teacher forcing runs the target's length
+    return n;
+}
+
+static int clamp_int(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+static float clamp_float(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+// The strategies offered: teacher forcing only with a target.
+static int strategies(const App *a, DecodeMode *modes) {
+    int n = 0;
+    modes[n++] = DECODE_GREEDY;
+    modes[n++] = DECODE_BEAM;
+    modes[n++] = DECODE_SAMPLE;
+    if (a->target_text) modes[n++] = DECODE_TEACHER;
+    return n;
+}
+
+// Changes a row's value by delta steps (−1 / +1) and runs the sentence again.
+static void settings_change(App *a, SettingsRow row, int delta) {
+    DecodeOptions d = a->decode;
+    DecodeMode modes[4];
+    int n = strategies(a, modes), i = 0;
+    switch (row) {
+    case ROW_MODEL:
+        if (a->n_models > 0) app_set_model(a, a->models[((a->model_at < 0 ? 0 : a->model_at) + delta + a->n_models) % a->n_models]);
+        return;
+    case ROW_STRATEGY:
+        while (i < n && modes[i] != d.mode) i++;
+        d.mode = modes[(i + delta + n) % n];
+        break;
+    case ROW_BEAM: d.beam_width = clamp_int((d.beam_width ? d.beam_width : 4) + delta, 1, 16); break;
+    case ROW_TEMPERATURE:
+        d.temperature = clamp_float(roundf(((d.temperature > 0 ? d.temperature : 1.0f) + 0.1f * (float)delta) * 10.0f) / 10.0f, 0.1f, 5.0f);
+        break;
+    case ROW_TOP_K: d.top_k = clamp_int(d.top_k + delta, 0, voc_size(a->m->tgt)); break;
+    case ROW_TOP_P: d.top_p = clamp_float(roundf(((d.top_p > 0 ? d.top_p : 1.0f) + 0.05f * (float)delta) * 20.0f) / 20.0f, 0.05f, 1.0f); break;
+    case ROW_SEED:
+        if (delta < 0 && d.seed == 0) return;
+        d.seed += (uint64_t)(int64_t)delta;
+        break;
+    case ROW_MAX_STEPS: d.max_steps = clamp_int((d.max_steps ? d.max_steps : a->m->cfg.max_len) + delta, 1, a->m->cfg.max_len); break;
+    default: return;
+    }
+    app_set_decode(a, &d);
+}
+
+static const char *mode_name(Lang lang, DecodeMode mode) {
+    static const StringId names[] = {S_GREEDY, S_BEAM, S_SAMPLING, S_TEACHER_FORCING};
+    return i18n(lang, names[mode]);
+}
+
+// Arrow keys in the open panel: ↑ ↓ choose a row, ← → change it.
+static bool settings_key(App *a, SDL_Keycode sym) {
+    SettingsRow rows[ROW_COUNT];
+    int n = settings_rows(a, rows), at = 0;
+    while (at < n && rows[at] != a->settings_row) at++;
+    if (at == n) at = 1;  // the row went with the strategy
+    switch (sym) {
+    case SDLK_UP: a->settings_row = rows[(at + n - 1) % n]; return true;
+    case SDLK_DOWN: a->settings_row = rows[(at + 1) % n]; return true;
+    case SDLK_LEFT:
+    case SDLK_RIGHT:
+        a->settings_row = rows[at];
+        settings_change(a, rows[at], sym == SDLK_LEFT ? -1 : 1);
+        return true;
+    default: return false;
+    }
+}
+
 // ---- events ----------------------------------------------------------------
 
 static bool key_down(App *a, const SDL_KeyboardEvent *k) {
-    bool ctrl = k->keysym.mod & KMOD_CTRL, shift = k->keysym.mod & KMOD_SHIFT;
+    bool ctrl = k->keysym.mod & KMOD_CTRL, shift = k->keysym.mod & KMOD_SHIFT, alt = k->keysym.mod & KMOD_ALT;
+    SDL_Keycode sym = k->keysym.sym;
+    bool arrow = sym == SDLK_LEFT || sym == SDLK_RIGHT;
     if (a->editing) {
         if (edit_key(a, k)) return true;
-        // while typing, plain keys are text: only Ctrl and F keys act as shortcuts
-        if (!ctrl && !(k->keysym.sym >= SDLK_F1 && k->keysym.sym <= SDLK_F12)) return false;
+        // while typing, plain keys are text: only Ctrl, Alt + arrows and F keys act as shortcuts
+        if (!ctrl && !(alt && arrow) && !(sym >= SDLK_F1 && sym <= SDLK_F12)) return false;
+    } else if (a->settings && !ctrl && !shift && !alt && settings_key(a, sym)) {
+        return true;
     }
     const Step *s = trace_step(a->t, a->step);
-    switch (k->keysym.sym) {
-    case SDLK_RIGHT: shift ? next_stage(a) : app_set_step(a, a->step + 1); return true;
-    case SDLK_LEFT: shift ? prev_stage(a) : app_set_step(a, a->step - 1); return true;
+    switch (sym) {
+    case SDLK_RIGHT:
+        if (alt) app_list_go(a, 1);
+        else shift ? next_stage(a) : app_set_step(a, a->step + 1);
+        return true;
+    case SDLK_LEFT:
+        if (alt) app_list_go(a, -1);
+        else shift ? prev_stage(a) : app_set_step(a, a->step - 1);
+        return true;
     case SDLK_HOME: app_set_step(a, 0); return true;
     case SDLK_END: app_set_step(a, trace_count(a->t) - 1); return true;
     case SDLK_SPACE:
@@ -343,8 +936,20 @@ static bool key_down(App *a, const SDL_KeyboardEvent *k) {
         return true;
     case SDLK_LEFTBRACKET: a->speed_ms = a->speed_ms * 3 / 2 > 5000 ? 5000 : a->speed_ms * 3 / 2; return true;
     case SDLK_RIGHTBRACKET: a->speed_ms = a->speed_ms * 2 / 3 < 50 ? 50 : a->speed_ms * 2 / 3; return true;
-    case SDLK_PAGEUP: if (s->layer > 1) jump_to(a, s->layer - 1, s->head); return true;
-    case SDLK_PAGEDOWN: jump_to(a, s->layer + 1, s->head); return true;
+    case SDLK_PAGEUP:
+        if (ctrl) app_list_go(a, -1);  // as tabs in a browser
+        else if (s->layer > 1) jump_to(a, s->layer - 1, s->head);
+        return true;
+    case SDLK_PAGEDOWN:
+        if (ctrl) app_list_go(a, 1);
+        else jump_to(a, s->layer + 1, s->head);
+        return true;
+    case SDLK_d:
+        if (!ctrl) a->settings = !a->settings;
+        return !ctrl;
+    case SDLK_COMMA:
+        if (ctrl) a->settings = !a->settings;
+        return ctrl;
     case SDLK_F11:
         a->fullscreen = !a->fullscreen;
         a->fullscreen_changed = true;
@@ -353,6 +958,7 @@ static bool key_down(App *a, const SDL_KeyboardEvent *k) {
     case SDLK_F1: a->help = !a->help; return true;
     case SDLK_ESCAPE:
         if (a->help) a->help = false;
+        else a->settings = false;
         return true;
     case SDLK_q:
         if (ctrl) a->quit = true;
@@ -435,6 +1041,34 @@ static void hover(App *a, int x, int y) {
 
 static bool mouse_down(App *a, int x, int y) {
     SDL_Point p = {x, y};
+    // what is drawn on top first: the settings panel, the suggestions
+    for (int i = 0; a->settings && i < a->n_hits; i++)
+        if (SDL_PointInRect(&p, &a->hits[i].r)) {
+            const Hit *h = &a->hits[i];
+            a->settings_row = h->row;
+            if (h->choice >= 0) {
+                DecodeOptions d = a->decode;
+                d.mode = (DecodeMode)h->choice;
+                if (d.mode != a->decode.mode) app_set_decode(a, &d);
+            } else {
+                settings_change(a, h->row, h->delta);
+            }
+            return true;
+        }
+    if (a->settings && SDL_PointInRect(&p, &a->settings_box)) return true;
+    for (int i = 0; a->editing && i < MAX_SUGGEST; i++)
+        if (SDL_PointInRect(&p, &a->suggest_rects[i]) && i < a->n_suggest) {
+            accept_suggestion(a, i);
+            return true;
+        }
+    if (SDL_PointInRect(&p, &a->settings_button)) {
+        a->settings = !a->settings;
+        return true;
+    }
+    if (a->list && (SDL_PointInRect(&p, &a->list_prev) || SDL_PointInRect(&p, &a->list_next))) {
+        app_list_go(a, SDL_PointInRect(&p, &a->list_next) ? 1 : -1);
+        return true;
+    }
     if (SDL_PointInRect(&p, &a->text_box)) {
         start_editing(a);
         return true;
@@ -455,7 +1089,17 @@ static bool mouse_down(App *a, int x, int y) {
     return false;
 }
 
+static bool free_event(App *a, const SDL_Event *e);
+
+// A lesson sees each event first; a sentence the user ran re-binds it.
 bool app_event(App *a, const SDL_Event *e) {
+    if (a->lesson && lm_event(a->lesson, a, e)) return true;
+    bool redraw = free_event(a, e);
+    if (a->lesson) lm_after_event(a->lesson, a);
+    return redraw;
+}
+
+static bool free_event(App *a, const SDL_Event *e) {
     switch (e->type) {
     case SDL_QUIT: a->quit = true; return false;
     case SDL_KEYDOWN:
@@ -471,6 +1115,7 @@ bool app_event(App *a, const SDL_Event *e) {
         return true;
     case SDL_TEXTEDITING:
         snprintf(a->composition, sizeof a->composition, "%s", e->edit.text);
+        a->analysed = false;  // no suggestions over a composition
         return true;
     case SDL_MOUSEBUTTONDOWN: return e->button.button == SDL_BUTTON_LEFT && mouse_down(a, e->button.x, e->button.y);
     case SDL_MOUSEBUTTONUP: a->dragging = false; return false;
@@ -550,34 +1195,195 @@ static void draw_chips(App *a, int x, int y, int k, int count, int current, cons
     }
 }
 
+// The shortcut list, measured: one column, two when it is too tall, smaller
+// type when even that does not fit the window.
 static void draw_help(App *a) {
     const Theme *th = theme_get(a->dark);
     Gfx *g = a->g;
-    int W = gfx_width(g), H = gfx_height(g), px = gfx_px(g, 18), lh = gfx_line_height(g, px), pad = gfx_px(g, 20);
+    int W = gfx_width(g), H = gfx_height(g), pad = gfx_px(g, 20), gap = gfx_px(g, 24);
     gfx_fill(g, (SDL_Rect){0, 0, W, H}, (th->background & 0x00FFFFFF) | 0xC0000000);
-    const char *keys = i18n(a->lang, S_HELP_KEYS);
-    int lines = 1;
-    for (const char *c = keys; *c; c++) lines += *c == '\n';
-    SDL_Rect box = {W / 2 - gfx_px(g, 360), pad, gfx_px(g, 720), (lines + 2) * lh + 2 * pad};
-    if (box.x < 0) box.x = 0;
-    gfx_fill(g, box, th->panel);
-    gfx_frame(g, box, 2, th->accent);
-    gfx_text(g, box.x + pad, box.y + pad, i18n(a->lang, S_HELP_TITLE), gfx_px(g, 24), th->text, GFX_LEFT);
-    int y = box.y + pad + 2 * lh;
-    char line[256];
-    for (const char *c = keys; *c;) {
-        const char *end = strchr(c, '\n');
+    enum { MAX_LINES = 64 };
+    char keys[MAX_LINES][96], what[MAX_LINES][192];
+    int n = 0;
+    for (const char *c = i18n(a->lang, S_HELP_KEYS); *c && n < MAX_LINES;) {
+        const char *end = strchr(c, '\n'), *tab = strchr(c, '\t');
         size_t len = end ? (size_t)(end - c) : strlen(c);
-        snprintf(line, sizeof line, "%.*s", (int)len, c);
-        char *tab = strchr(line, '\t');
-        if (tab) {
-            *tab = '\0';
-            gfx_text(g, box.x + pad, y, line, px, th->accent, GFX_LEFT);
-            gfx_text(g, box.x + pad + gfx_px(g, 260), y, tab + 1, px, th->text, GFX_LEFT);
+        if (tab && tab < c + len) {
+            snprintf(keys[n], sizeof keys[n], "%.*s", (int)(tab - c), c);
+            snprintf(what[n], sizeof what[n], "%.*s", (int)(c + len - tab - 1), tab + 1);
+            n++;
         }
-        y += lh;
         c += len + (end ? 1 : 0);
     }
+    const char *title = i18n(a->lang, S_HELP_TITLE);
+    int px = gfx_px(g, 18), cols = 1, rows = n, key_w = 0, col_w = 0, lh = 0, title_h = 0;
+    SDL_Rect box = {0};
+    for (;;) {
+        lh = gfx_line_height(g, px);
+        title_h = gfx_line_height(g, px * 4 / 3) + lh / 2;
+        int what_w = 0;
+        key_w = 0;
+        for (int i = 0; i < n; i++) {
+            int kw = gfx_text_width(g, keys[i], px), ww = gfx_text_width(g, what[i], px);
+            key_w = kw > key_w ? kw : key_w;
+            what_w = ww > what_w ? ww : what_w;
+        }
+        col_w = key_w + gap + what_w;
+        cols = title_h + n * lh + 2 * pad <= H ? 1 : 2;
+        rows = (n + cols - 1) / cols;
+        box.w = cols * col_w + (cols - 1) * 2 * gap + 2 * pad;
+        box.h = title_h + rows * lh + 2 * pad;
+        if ((box.w <= W && box.h <= H) || px <= 8) break;
+        px = px * 9 / 10;
+    }
+    box.x = box.w < W ? (W - box.w) / 2 : 0;
+    box.y = box.h < H ? (H - box.h) / 2 : 0;
+    gfx_fill(g, box, th->panel);
+    gfx_frame(g, box, 2, th->accent);
+    gfx_text(g, box.x + pad, box.y + pad, title, px * 4 / 3, th->text, GFX_LEFT);
+    for (int i = 0; i < n; i++) {
+        int x = box.x + pad + (i / rows) * (col_w + 2 * gap), y = box.y + pad + title_h + (i % rows) * lh;
+        gfx_text(g, x, y, keys[i], px, th->accent, GFX_LEFT);
+        gfx_text(g, x + key_w + gap, y, what[i], px, th->text, GFX_LEFT);
+    }
+}
+
+static Color error_color(const Theme *th) { return th->dark ? 0xFFFF6B6B : 0xFFD32F2F; }
+
+// A wavy red line under x0..x1, as spelling checkers draw it.
+static void squiggle(Gfx *g, int x0, int x1, int y, Color c) {
+    float step = (float)gfx_px(g, 3), amp = (float)gfx_px(g, 2), w = (float)gfx_px(g, 1) + 0.5f;
+    for (float x = (float)x0; x < (float)x1; x += step) {
+        float xe = x + step > (float)x1 ? (float)x1 : x + step;
+        bool up = (int)((x - (float)x0) / step) % 2 == 0;
+        gfx_line(g, x, (float)y + (up ? amp : 0.0f), xe, (float)y + (up ? 0.0f : amp), w, c);
+    }
+}
+
+// A small button with a label, filled when on.
+static void button(Gfx *g, const Theme *th, SDL_Rect r, const char *label, int px, bool on) {
+    gfx_fill(g, r, on ? th->accent : th->panel);
+    gfx_frame(g, r, 1, on ? th->accent : th->panel_edge);
+    int lh = gfx_line_height(g, px);
+    gfx_text(g, r.x + r.w / 2, r.y + (r.h - lh) / 2, label, px, on ? th->accent_text : th->text, GFX_CENTER);
+}
+
+// The words the vocabulary offers for the one at the cursor, under it.
+static void draw_suggestions(App *a, int tx) {
+    memset(a->suggest_rects, 0, sizeof a->suggest_rects);
+    if (!a->editing || !a->n_suggest) return;
+    const Theme *th = theme_get(a->dark);
+    Gfx *g = a->g;
+    int px = gfx_px(g, 18), small = gfx_px(g, 14), pad = gfx_px(g, 8), row = gfx_line_height(g, px) + pad / 2;
+    const char *hint = i18n(a->lang, S_SUGGEST_HINT);
+    int w = gfx_text_width(g, hint, small);
+    for (int i = 0; i < a->n_suggest; i++) {
+        int ww = gfx_text_width(g, a->suggest[i], px);
+        w = ww > w ? ww : w;
+    }
+    w += 2 * pad;
+    char head[EDIT_MAX];
+    snprintf(head, sizeof head, "%.*s", (int)a->word_start, a->edit);
+    int x = tx + gfx_text_width(g, head, px) - pad, W = gfx_width(g);
+    if (x + w > W) x = W - w;
+    if (x < 0) x = 0;
+    SDL_Rect box = {x, a->text_box.y + a->text_box.h, w, a->n_suggest * row + gfx_line_height(g, small) + pad};
+    gfx_fill(g, box, th->panel);
+    gfx_frame(g, box, 1, th->accent);
+    for (int i = 0; i < a->n_suggest; i++) {
+        SDL_Rect r = {x + 1, box.y + pad / 2 + i * row, w - 2, row};
+        bool on = i == a->suggest_sel;
+        if (on) gfx_fill(g, r, th->accent);
+        gfx_text(g, x + pad, r.y + pad / 4, a->suggest[i], px, on ? th->accent_text : th->text, GFX_LEFT);
+        a->suggest_rects[i] = r;
+    }
+    gfx_text(g, x + pad, box.y + pad / 2 + a->n_suggest * row, hint, small, th->text_dim, GFX_LEFT);
+}
+
+// A settings row's value as shown.
+static void row_value(const App *a, SettingsRow row, char *buf, size_t size) {
+    const DecodeOptions *d = &a->decode;
+    switch (row) {
+    case ROW_MODEL: snprintf(buf, size, "%s  (%s)", a->m->name, base_name(a->model_path)); break;
+    case ROW_BEAM: snprintf(buf, size, "%d", d->beam_width ? d->beam_width : 4); break;
+    case ROW_TEMPERATURE: snprintf(buf, size, "%.1f", (double)(d->temperature > 0 ? d->temperature : 1.0f)); break;
+    case ROW_TOP_K:
+        if (d->top_k) snprintf(buf, size, "%d", d->top_k);
+        else snprintf(buf, size, "%s", i18n(a->lang, S_ALL));
+        break;
+    case ROW_TOP_P: snprintf(buf, size, "%.2f", (double)(d->top_p > 0 ? d->top_p : 1.0f)); break;
+    case ROW_SEED: snprintf(buf, size, "%llu", (unsigned long long)d->seed); break;
+    case ROW_MAX_STEPS:
+        if (d->max_steps) snprintf(buf, size, "%d", d->max_steps);
+        else snprintf(buf, size, i18n(a->lang, S_MODEL_MAX), a->m->cfg.max_len);
+        break;
+    default: buf[0] = '\0';
+    }
+}
+
+static void add_hit(App *a, SDL_Rect r, SettingsRow row, int delta, int choice) {
+    if (a->n_hits < (int)(sizeof a->hits / sizeof *a->hits)) a->hits[a->n_hits++] = (Hit){r, row, delta, choice};
+}
+
+// The settings panel, under its button: the model, the strategy and its parameters.
+static void draw_settings(App *a) {
+    a->n_hits = 0;
+    a->settings_box = (SDL_Rect){0};
+    if (!a->settings) return;
+    const Theme *th = theme_get(a->dark);
+    Gfx *g = a->g;
+    int W = gfx_width(g), px = gfx_px(g, 18), small = gfx_px(g, 15), lh = gfx_line_height(g, px), pad = gfx_px(g, 12);
+    int row_h = lh + pad / 2 + gfx_px(g, 4);
+    static const StringId labels[ROW_COUNT] = {S_MODEL, S_DECODING, S_BEAM_WIDTH, S_TEMPERATURE, S_TOP_K, S_TOP_P, S_SEED, S_MAX_STEPS};
+    SettingsRow rows[ROW_COUNT];
+    int n = settings_rows(a, rows), label_w = 0;
+    for (int i = 0; i < n; i++) {
+        int w = gfx_text_width(g, i18n(a->lang, labels[rows[i]]), px);
+        label_w = w > label_w ? w : label_w;
+    }
+    DecodeMode modes[4];
+    int n_modes = strategies(a, modes), chips_w = 0;
+    for (int i = 0; i < n_modes; i++) chips_w += gfx_text_width(g, mode_name(a->lang, modes[i]), px) + 2 * pad + pad / 2;
+    int title_h = gfx_line_height(g, gfx_px(g, 22)) + pad / 2;
+    SDL_Rect box = {0, a->settings_button.y + a->settings_button.h + pad / 2, label_w + 2 * pad + (chips_w > gfx_px(g, 420) ? chips_w : gfx_px(g, 420)), 0};
+    box.h = title_h + n * row_h + gfx_line_height(g, small) + 2 * pad;
+    if (box.w > W) box.w = W;
+    box.x = W - box.w - pad > 0 ? W - box.w - pad : 0;
+    gfx_fill(g, box, th->panel);
+    gfx_frame(g, box, 2, th->accent);
+    gfx_text(g, box.x + pad, box.y + pad, i18n(a->lang, S_SETTINGS), gfx_px(g, 22), th->text, GFX_LEFT);
+    int cx = box.x + pad + label_w + pad, cw = box.x + box.w - pad - cx;
+    for (int i = 0; i < n; i++) {
+        int y = box.y + pad + title_h + i * row_h;
+        SDL_Rect line = {box.x + gfx_px(g, 4), y - gfx_px(g, 2), box.w - gfx_px(g, 8), row_h};
+        if (rows[i] == a->settings_row) gfx_fill(g, line, (th->accent & 0x00FFFFFF) | 0x30000000);
+        gfx_text(g, box.x + pad, y + (row_h - lh) / 2, i18n(a->lang, labels[rows[i]]), px, th->text, GFX_LEFT);
+        SDL_Rect r = {cx, y + gfx_px(g, 2), 0, row_h - gfx_px(g, 6)};
+        if (rows[i] == ROW_STRATEGY) {
+            for (int k = 0; k < n_modes; k++) {
+                const char *name = mode_name(a->lang, modes[k]);
+                r.w = gfx_text_width(g, name, px) + 2 * pad;
+                button(g, th, r, name, px, modes[k] == a->decode.mode);
+                add_hit(a, r, rows[i], 0, (int)modes[k]);
+                r.x += r.w + pad / 2;
+            }
+            continue;
+        }
+        // − value +
+        char value[4800];
+        row_value(a, rows[i], value, sizeof value);
+        r.w = r.h;
+        button(g, th, r, "\xE2\x88\x92", px, false);  // −
+        add_hit(a, r, rows[i], -1, -1);
+        SDL_Rect plus = {cx + cw - r.w, r.y, r.w, r.h};
+        button(g, th, plus, "+", px, false);
+        add_hit(a, plus, rows[i], 1, -1);
+        int vx = r.x + r.w + pad / 2, vw = plus.x - pad / 2 - vx;
+        gfx_text_fit(g, vx, y + (row_h - lh) / 2, vw, value, px, th->text, GFX_LEFT);
+    }
+    gfx_text_fit(g, box.x + pad, box.y + box.h - pad - gfx_line_height(g, small), box.w - 2 * pad, i18n(a->lang, S_SETTINGS_HINT), small,
+                 th->text_dim, GFX_LEFT);
+    a->settings_box = box;
 }
 
 void app_draw(App *a) {
@@ -585,8 +1391,21 @@ void app_draw(App *a) {
     const Theme *th = theme_get(a->dark);
     int W = gfx_width(g), H = gfx_height(g), px = gfx_px(g, 18), lh = gfx_line_height(g, px), pad = gfx_px(g, 12);
     gfx_clear(g, th->background);
-    // the sentence box
-    a->text_box = (SDL_Rect){pad, pad, W * 3 / 5, lh + pad};
+    analyse_text(a);
+    // the top row: the sentence box, the class list's ◀ n/N ▶, the model and strategy, the settings button
+    int small = gfx_px(g, 16), box_h = lh + pad;
+    const char *settings_label = i18n(a->lang, S_SETTINGS_BUTTON);
+    int bw = gfx_text_width(g, settings_label, small) + pad;
+    a->settings_button = (SDL_Rect){W - pad - bw, pad, bw, box_h};
+    char counter[32] = "";
+    int nav_w = 0;
+    if (a->list) {
+        if (a->list_at >= 0) snprintf(counter, sizeof counter, "%d/%d", a->list_at + 1, sl_count(a->list));
+        else snprintf(counter, sizeof counter, "\xE2\x80\x93/%d", sl_count(a->list));  // –: a sentence not from the list
+        nav_w = 2 * box_h + gfx_text_width(g, counter, px) + 2 * pad;
+    }
+    int text_w = W * 3 / 5 - nav_w;
+    a->text_box = (SDL_Rect){pad, pad, text_w > box_h ? text_w : box_h, box_h};
     gfx_fill(g, a->text_box, th->panel);
     gfx_frame(g, a->text_box, a->editing ? 2 : 1, a->editing ? th->accent : th->panel_edge);
     int tx = a->text_box.x + pad / 2, ty = a->text_box.y + pad / 2;
@@ -594,6 +1413,14 @@ void app_draw(App *a) {
     gfx_clip(g, &a->text_box);
     int w = gfx_text(g, tx, ty, shown, px, th->text, GFX_LEFT);
     if (!*shown && a->editing) gfx_text(g, tx, ty, i18n(a->lang, S_TYPE_SENTENCE), px, th->text_dim, GFX_LEFT);
+    for (int i = 0; i < a->n_spans; i++) {  // words the model does not know, underlined in red
+        static char head[EDIT_MAX];
+        snprintf(head, sizeof head, "%.*s", a->span_start[i], shown);
+        int x0 = tx + gfx_text_width(g, head, px);
+        if (x0 > a->text_box.x + a->text_box.w) break;
+        snprintf(head, sizeof head, "%.*s", a->span_end[i] - a->span_start[i], shown + a->span_start[i]);
+        squiggle(g, x0, x0 + gfx_text_width(g, head, px), ty + lh - gfx_px(g, 3), error_color(th));
+    }
     if (a->editing) {
         char head[EDIT_MAX];
         snprintf(head, sizeof head, "%.*s", (int)a->cursor, a->edit);
@@ -609,10 +1436,26 @@ void app_draw(App *a) {
     }
     (void)w;
     gfx_clip(g, NULL);
+    int x = a->text_box.x + a->text_box.w + pad / 2;
+    a->list_prev = a->list_next = (SDL_Rect){0};
+    if (a->list) {
+        a->list_prev = (SDL_Rect){x, pad, box_h, box_h};
+        button(g, th, a->list_prev, "\xE2\x97\x80", small, false);  // ◀
+        x += box_h + pad / 2;
+        x += gfx_text(g, x, ty, counter, px, th->text, GFX_LEFT) + pad / 2;
+        a->list_next = (SDL_Rect){x, pad, box_h, box_h};
+        button(g, th, a->list_next, "\xE2\x96\xB6", small, false);  // ▶
+        x += box_h;
+    }
     char info[256];
-    static const char *const modes[] = {"greedy", "beam", "sample", "teacher forcing"};
-    snprintf(info, sizeof info, "%s  \xC2\xB7  %s", a->m->name, modes[a->decode.mode]);
-    gfx_text_fit(g, a->text_box.x + a->text_box.w + pad, ty, W - a->text_box.w - 3 * pad, info, px, th->text_dim, GFX_LEFT);
+    const DecodeOptions *d = &a->decode;
+    int n_info = snprintf(info, sizeof info, "%s  \xC2\xB7  %s", a->m->name, mode_name(a->lang, d->mode));
+    if (d->mode == DECODE_BEAM) snprintf(info + n_info, sizeof info - (size_t)n_info, " %d", d->beam_width ? d->beam_width : 4);
+    if (d->mode == DECODE_SAMPLE)
+        snprintf(info + n_info, sizeof info - (size_t)n_info, "  T %.1f  k %d  p %.2f  #%llu", (double)(d->temperature > 0 ? d->temperature : 1.0f),
+                 d->top_k, (double)(d->top_p > 0 ? d->top_p : 1.0f), (unsigned long long)d->seed);
+    gfx_text_fit(g, x + pad, ty, a->settings_button.x - x - 2 * pad, info, px, th->text_dim, GFX_LEFT);
+    button(g, th, a->settings_button, settings_label, small, a->settings);
 
     // layer and head selectors for steps that have them
     const Step *s = trace_step(a->t, a->step);
@@ -622,12 +1465,26 @@ void app_draw(App *a) {
     if (s->head) draw_chips(a, W / 4, chips_y, 1, a->m->cfg.nhead, s->head, "H");
     char pos[64];
     snprintf(pos, sizeof pos, i18n(a->lang, S_STEP), a->step + 1, trace_count(a->t));
-    gfx_text(g, W - pad, chips_y, pos, gfx_px(g, 16), th->text_dim, GFX_RIGHT);
+    int pos_w = gfx_text(g, W - pad, chips_y, pos, gfx_px(g, 16), th->text_dim, GFX_RIGHT);
+    if (a->decode.mode == DECODE_TEACHER) {  // the mode, unmistakable, and the target it is fed
+        const char *badge = i18n(a->lang, S_TEACHER_FORCING);
+        int bx = W / 2, bh = gfx_line_height(g, small), bwid = gfx_text_width(g, badge, small) + pad;
+        gfx_fill(g, (SDL_Rect){bx, chips_y, bwid, bh}, th->chosen);
+        gfx_text(g, bx + pad / 2, chips_y, badge, small, theme_text_on(th->chosen), GFX_LEFT);
+        char target[EDIT_MAX + 64];
+        snprintf(target, sizeof target, i18n(a->lang, S_TARGET), a->target_text ? a->target_text : "");
+        gfx_text_fit(g, bx + bwid + pad / 2, chips_y, W - pad - pos_w - pad - (bx + bwid + pad / 2), target, small, th->text, GFX_LEFT);
+    }
 
     // the step itself
     int status_h = lh + pad / 2, timeline_h = gfx_px(g, 22);
     int top = chips_y + gfx_line_height(g, gfx_px(g, 16)) + pad;
     SDL_Rect page = {pad, top, W - 2 * pad, H - top - timeline_h - status_h - 2 * pad};
+    if (a->lesson && lm_panel_shown(a->lesson)) {  // the lesson's narration on the right
+        int panel_w = W * 34 / 100;
+        page.w -= panel_w + pad;
+        lm_draw_panel(a->lesson, g, (SDL_Rect){page.x + page.w + pad, page.y, panel_w, page.h}, th, a->lang);
+    }
     draw_step_page(g, a->m, a->t, a->step, th, a->cmap, a->lang, page, a->hover_row, a->hover_col, a->view);
     // the view area, for hit testing: below the page's title
     a->view_area = (SDL_Rect){page.x, page.y + gfx_line_height(g, gfx_px(g, 24)) + gfx_px(g, 10), page.w,
@@ -648,5 +1505,8 @@ void app_draw(App *a) {
     char status[1100];
     snprintf(status, sizeof status, "%s%s", a->playing ? "\xE2\x96\xB6 " : "", a->status);  // ▶
     gfx_text_fit(g, pad, H - status_h - pad / 2, W - 2 * pad, status, px, th->text_dim, GFX_LEFT);
+    draw_suggestions(a, tx);
+    draw_settings(a);
     if (a->help) draw_help(a);
+    if (a->lesson) lm_draw_picker(a->lesson, g, th, a->lang);
 }

@@ -10,8 +10,10 @@
 #include "gfx.h"
 #include "i18n.h"
 #include "model.h"
+#include "sentences.h"
 #include "theme.h"
 #include "trace.h"
+#include "view.h"
 
 typedef struct {
     const char *model_path;     // NULL: the shipped default
@@ -22,6 +24,12 @@ typedef struct {
     Lang lang;
     float scale;                // UI scale; 0 = 1
     const char *script;         // window: a file of events and checks to run (--script), or NULL
+    const char *target;         // teacher forcing (--target): the reference translation, or NULL
+    const SentenceList *sentences;  // a class list (--sentences), borrowed: it must outlive the App; or NULL
+    const char *models_dir;     // the folder of models the settings offer; NULL: model_path's folder
+    const char *lesson;         // a lesson to open (--lesson), or NULL
+    const char *lessons_dir;    // the lesson picker's folder; NULL: no lessons
+    bool picker;                // open on the lesson picker
 } AppOptions;
 
 typedef struct App App;
@@ -50,6 +58,37 @@ const char *app_status(const App *a);
 // Runs a new sentence (as if typed and Enter pressed). Returns 0, or -1 with the reason in the status line.
 int app_set_sentence(App *a, const char *text);
 const char *app_sentence(const App *a);
+// Loads another model and runs the sentence on it, keeping the place in the
+// trace where it can. Returns 0, or -1 with the current model kept and the
+// reason in the status line.
+int app_set_model(App *a, const char *path);
+// Runs the sentence again with other decoding options (their target fields
+// are ignored: teacher forcing uses the App's target). Returns 0, or -1 with
+// the options unchanged and the reason in the status line.
+int app_set_decode(App *a, const DecodeOptions *d);
+const DecodeOptions *app_decode(const App *a);
+const Model *app_model(const App *a);
+// The sentence list: the current sentence's index (-1: not from the list) and
+// a move by delta sentences, as Ctrl+PageDown / Ctrl+PageUp do.
+int app_list_index(const App *a);
+void app_list_go(App *a, int delta);
+// The text box: words the model does not know, as byte ranges of the text
+// shown, and the suggested words for the one at the cursor. Return counts.
+int app_unknown_spans(App *a, int *start, int *end, int max);
+int app_suggestions(App *a, const char **words, int max);
+bool app_settings_open(const App *a);
+// For lesson mode (lessonmode.c): show a trace made elsewhere (owned from
+// now on) of sentence, run with d (teacher forcing when teacher); the view's
+// options; the status line; whether the text box, help or settings have the keys.
+void app_show_trace(App *a, Trace *t, const char *sentence, const DecodeOptions *d, bool teacher);
+void app_set_view(App *a, const ViewOptions *v);
+const ViewOptions *app_view(const App *a);
+void app_show_status(App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+bool app_busy(const App *a);
+Lang app_lang(const App *a);
+const char *app_model_path(const App *a);
+struct LessonMode *app_lessons(App *a);
+
 // Saves the current view (PNG, rendered at scale, plus CSV) into dir; writes the PNG path into out.
 int app_export_view(App *a, const char *dir, float scale, char *out, size_t size, Error *err);
 

@@ -322,3 +322,86 @@ int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c,
     }
     return 0;
 }
+
+// Bytes of the UTF-8 character at s, and its code point.
+static int utf8_char(const char *s, unsigned *cp) {
+    unsigned char c = (unsigned char)s[0];
+    int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    unsigned v = n == 1 ? c : c & (0x3F >> (n - 1));
+    for (int i = 1; i < n; i++) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80) return 1;  // broken: one byte at a time
+        v = v << 6 | ((unsigned char)s[i] & 0x3F);
+    }
+    *cp = v;
+    return n;
+}
+
+static bool wide_char(unsigned cp) { return cp >= 0x2E80 && !(cp >= 0xFF61 && cp <= 0xFFDC); }
+
+// Punctuation that may not start a line.
+static bool closing_punct(unsigned cp) {
+    return cp == 0x3001 || cp == 0x3002 || cp == 0xFF0C || cp == 0xFF0E || cp == 0xFF1A || cp == 0xFF1B || cp == 0xFF01 || cp == 0xFF1F ||
+           cp == 0x300D || cp == 0x300F || cp == 0xFF09 || cp == 0x3011 || cp == ',' || cp == '.' || cp == ';' || cp == ':' || cp == '!' ||
+           cp == '?' || cp == ')';
+}
+
+// The end of the next unbreakable unit starting at s: a word (with the spaces
+// after it), or one wide character, with any closing punctuation after either.
+static size_t wrap_unit(const char *s) {
+    size_t i = 0;
+    unsigned cp = 0;
+    int n = utf8_char(s, &cp);
+    if (wide_char(cp)) i = (size_t)n;
+    else
+        while (s[i] && s[i] != ' ' && s[i] != '\n') {
+            n = utf8_char(s + i, &cp);
+            if (wide_char(cp) && !closing_punct(cp)) break;
+            i += (size_t)n;
+        }
+    while (s[i] && s[i] != '\n') {
+        n = utf8_char(s + i, &cp);
+        if (!closing_punct(cp)) break;
+        i += (size_t)n;
+    }
+    while (s[i] == ' ') i++;
+    return i ? i : 1;
+}
+
+int gfx_text_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw) {
+    int lh = gfx_line_height(g, px), top = y;
+    char line[1024];
+    const char *p = utf8;
+    while (*p) {
+        size_t len = 0;
+        while (*p && *p != '\n') {
+            size_t u = wrap_unit(p);
+            if (len + u >= sizeof line) {
+                if (len > 0) break;
+                // one unit longer than the buffer: cut it at a character boundary
+                u = sizeof line - 8;
+                while (u > 0 && ((unsigned char)p[u] & 0xC0) == 0x80) u--;
+            }
+            memcpy(line + len, p, u);
+            line[len + u] = '\0';
+            // the line's trailing spaces do not count
+            size_t vis = len + u;
+            while (vis > 0 && line[vis - 1] == ' ') vis--;
+            char save = line[vis];
+            line[vis] = '\0';
+            bool fits = gfx_text_width(g, line, px) <= w;
+            line[vis] = save;
+            if (!fits && len > 0) break;
+            len += u;
+            p += u;
+        }
+        while (len > 0 && line[len - 1] == ' ') len--;
+        line[len] = '\0';
+        if (draw) gfx_text(g, x, y, line, px, c, GFX_LEFT);
+        y += lh;
+        if (*p == '\n') {
+            p++;
+            y += lh / 3;  // a paragraph's gap
+        }
+    }
+    return y - top;
+}

@@ -18,6 +18,10 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "Page Up / Page Down\tprevious / next layer\n"
                         "1 \xE2\x80\xA6 9\tshow that head\n"
                         "Ctrl + L\ttype a sentence (Enter runs it, Esc leaves)\n"
+                        "Tab, or \xE2\x86\x93 \xE2\x86\x91 + Enter\ttake the suggested word (while typing)\n"
+                        "Ctrl + Page Down / Up\tnext / previous sentence of the list (--sentences)\n"
+                        "Alt + \xE2\x86\x92 / \xE2\x86\x90\tnext / previous sentence of the list\n"
+                        "D or Ctrl + ,\tsettings: model, decoding and its parameters\n"
                         "Ctrl + S\tsave this view as PNG (and its numbers as CSV)\n"
                         "Ctrl + Shift + S\tsave the whole window as PNG\n"
                         "Ctrl + + / \xE2\x88\x92 / 0\tlarger / smaller / normal size\n"
@@ -61,6 +65,52 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_V_BEAM_DONE] = "(done)",
         [S_V_BEAM_TREE] = "beam tree, width %d: token and score (sum of log P)",
         [S_V_BEAM_PATH] = "the output",
+        [S_UNKNOWN_TYPING] = "Not in the model's vocabulary (underlined):%s",
+        [S_SUGGEST_HINT] = "Tab or \xE2\x86\x93 \xE2\x86\x91 + Enter: take the word \xC2\xB7 Esc: close",
+        [S_NO_LIST] = "No sentence list: start the program with --sentences FILE (one sentence a line)",
+        [S_LIST_FIRST] = "This is the first sentence of the list",
+        [S_LIST_LAST] = "This is the last sentence of the list",
+        [S_LIST_CANNOT_RUN] = "Sentence %d of %d (line %d) cannot run, the previous trace stays: %s",
+        [S_SETTINGS] = "Settings",
+        [S_SETTINGS_BUTTON] = "Settings (D)",
+        [S_SETTINGS_HINT] = "\xE2\x86\x91 \xE2\x86\x93 choose \xC2\xB7 \xE2\x86\x90 \xE2\x86\x92 change \xC2\xB7 D or Esc closes",
+        [S_MODEL] = "Model",
+        [S_DECODING] = "Decoding",
+        [S_GREEDY] = "greedy",
+        [S_BEAM] = "beam search",
+        [S_SAMPLING] = "sampling",
+        [S_BEAM_WIDTH] = "Beam width",
+        [S_TEMPERATURE] = "Temperature",
+        [S_TOP_K] = "Top-k",
+        [S_TOP_P] = "Top-p",
+        [S_SEED] = "Seed",
+        [S_MAX_STEPS] = "Most output tokens",
+        [S_ALL] = "all",
+        [S_MODEL_MAX] = "the model's %d",
+        [S_MODEL_FAILED] = "Could not use that model; the current one stays: %s",
+        [S_MODEL_LOADED] = "Model: %s",
+        [S_DECODE_FAILED] = "Could not run with these settings; the previous ones stay: %s",
+        [S_TARGET] = "target: %s",
+        [S_L_OPENED] = "Lesson: %s",
+        [S_L_STEP] = "Lesson step %d of %d",
+        [S_L_FIRST] = "This is the lesson's first step",
+        [S_L_LAST] = "This is the lesson's last step (O: another lesson, Esc: explore freely)",
+        [S_L_NOT_APPLY] = "This step does not apply to this sentence: %s",
+        [S_L_OWN_SENTENCE] = "Your own sentence: the text above was written for “%s”. R: back to it.",
+        [S_L_QUESTION] = "Question",
+        [S_L_REVEAL_HINT] = "Enter: reveal the answer",
+        [S_L_ANSWER] = "Answer",
+        [S_L_RIGHT] = "Right!",
+        [S_L_WRONG] = "Not this one.",
+        [S_L_KEYS] = "← → steps · Enter reveals · Esc explores · O lessons",
+        [S_L_EXPLORING] = "Exploring freely: every key works as usual. Esc goes back to the lesson (step %d).",
+        [S_L_PROBLEMS] = "This lesson has problems and cannot run:",
+        [S_L_PROBLEMS_HINT] = "Its sentence is open to explore freely. Esc closes this; O opens another lesson.",
+        [S_L_PICKER_TITLE] = "Lessons",
+        [S_L_PICKER_HINT] = "↑ ↓ choose · Enter opens · Esc: explore freely · F2: 中文",
+        [S_L_STEPS] = "%d steps",
+        [S_L_BROKEN] = "has problems (see transformer-tracer lint)",
+        [S_L_NONE] = "No lessons in %s",
     },
     [LANG_ZH_TW] = {
         [S_STEP] = "第 %d 步，共 %d 步",
@@ -79,6 +129,10 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "Page Up / Page Down\t上一層／下一層\n"
                         "1 \xE2\x80\xA6 9\t顯示該注意力頭\n"
                         "Ctrl + L\t輸入句子（Enter 執行，Esc 離開）\n"
+                        "Tab，或 \xE2\x86\x93 \xE2\x86\x91 + Enter\t選用建議的詞（輸入時）\n"
+                        "Ctrl + Page Down / Up\t清單的下一句／上一句（--sentences）\n"
+                        "Alt + \xE2\x86\x92 / \xE2\x86\x90\t清單的下一句／上一句\n"
+                        "D 或 Ctrl + ,\t設定：模型、解碼方式及其參數\n"
                         "Ctrl + S\t將此畫面存成 PNG（數值存成 CSV）\n"
                         "Ctrl + Shift + S\t將整個視窗存成 PNG\n"
                         "Ctrl + + / \xE2\x88\x92 / 0\t放大／縮小／原始大小\n"
@@ -122,6 +176,52 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_V_BEAM_DONE] = "（已結束）",
         [S_V_BEAM_TREE] = "束搜尋樹，寬度 %d：詞與分數（log P 之和）",
         [S_V_BEAM_PATH] = "輸出",
+        [S_UNKNOWN_TYPING] = "模型詞彙表中沒有（已加底線）：%s",
+        [S_SUGGEST_HINT] = "Tab 或 \xE2\x86\x93 \xE2\x86\x91 + Enter：選用此詞 \xC2\xB7 Esc：關閉",
+        [S_NO_LIST] = "沒有句子清單：請以 --sentences 檔案 啟動程式（一行一句）",
+        [S_LIST_FIRST] = "這是清單的第一句",
+        [S_LIST_LAST] = "這是清單的最後一句",
+        [S_LIST_CANNOT_RUN] = "第 %d 句（共 %d 句，第 %d 行）無法執行，仍顯示先前的追蹤：%s",
+        [S_SETTINGS] = "設定",
+        [S_SETTINGS_BUTTON] = "設定 (D)",
+        [S_SETTINGS_HINT] = "\xE2\x86\x91 \xE2\x86\x93 選擇 \xC2\xB7 \xE2\x86\x90 \xE2\x86\x92 調整 \xC2\xB7 D 或 Esc 關閉",
+        [S_MODEL] = "模型",
+        [S_DECODING] = "解碼方式",
+        [S_GREEDY] = "貪婪",
+        [S_BEAM] = "束搜尋",
+        [S_SAMPLING] = "抽樣",
+        [S_BEAM_WIDTH] = "束寬",
+        [S_TEMPERATURE] = "溫度",
+        [S_TOP_K] = "Top-k",
+        [S_TOP_P] = "Top-p",
+        [S_SEED] = "亂數種子",
+        [S_MAX_STEPS] = "最多輸出詞數",
+        [S_ALL] = "全部",
+        [S_MODEL_MAX] = "模型上限 %d",
+        [S_MODEL_FAILED] = "無法使用該模型，保留目前的模型：%s",
+        [S_MODEL_LOADED] = "模型：%s",
+        [S_DECODE_FAILED] = "無法以這些設定執行，保留先前的設定：%s",
+        [S_TARGET] = "目標：%s",
+        [S_L_OPENED] = "課程：%s",
+        [S_L_STEP] = "課程第 %d 步，共 %d 步",
+        [S_L_FIRST] = "這是課程的第一步",
+        [S_L_LAST] = "這是課程的最後一步（O：換一個課程，Esc：自由探索）",
+        [S_L_NOT_APPLY] = "這一步不適用於這個句子：%s",
+        [S_L_OWN_SENTENCE] = "你自己的句子：上面的說明是為「%s」寫的。按 R 回到原句。",
+        [S_L_QUESTION] = "想一想",
+        [S_L_REVEAL_HINT] = "Enter：揭曉答案",
+        [S_L_ANSWER] = "答案",
+        [S_L_RIGHT] = "答對了！",
+        [S_L_WRONG] = "不是這一個。",
+        [S_L_KEYS] = "← → 步驟 · Enter 揭曉 · Esc 自由探索 · O 課程",
+        [S_L_EXPLORING] = "自由探索中：所有按鍵照常運作。按 Esc 回到課程（第 %d 步）。",
+        [S_L_PROBLEMS] = "這個課程有問題，無法執行：",
+        [S_L_PROBLEMS_HINT] = "仍可自由探索它的句子。按 Esc 關閉此說明；按 O 開啟其他課程。",
+        [S_L_PICKER_TITLE] = "課程",
+        [S_L_PICKER_HINT] = "↑ ↓ 選擇 · Enter 開啟 · Esc：自由探索 · F2：English",
+        [S_L_STEPS] = "%d 步",
+        [S_L_BROKEN] = "有問題（請用 transformer-tracer lint 檢查）",
+        [S_L_NONE] = "%s 裡沒有課程",
     },
 };
 

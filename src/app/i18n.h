@@ -45,6 +45,54 @@ typedef enum {
     S_V_BEAM_DONE,      // a finished hypothesis carried over
     S_V_BEAM_TREE,      // the tree's heading: "beam tree: steps 1 to %d, width %d"
     S_V_BEAM_PATH,      // the legend: the output's path, kept and pruned branches
+    // the text box's suggestions, the sentence list, the settings panel (app.c)
+    S_UNKNOWN_TYPING,   // "Not in the model's vocabulary:%s" while typing
+    S_SUGGEST_HINT,
+    S_NO_LIST,
+    S_LIST_FIRST,
+    S_LIST_LAST,
+    S_LIST_CANNOT_RUN,  // "Sentence %d of %d (line %d) cannot run: %s"
+    S_SETTINGS,
+    S_SETTINGS_BUTTON,
+    S_SETTINGS_HINT,
+    S_MODEL,
+    S_DECODING,
+    S_GREEDY,
+    S_BEAM,
+    S_SAMPLING,
+    S_BEAM_WIDTH,
+    S_TEMPERATURE,
+    S_TOP_K,
+    S_TOP_P,
+    S_SEED,
+    S_MAX_STEPS,
+    S_ALL,              // top-k 0: every token
+    S_MODEL_MAX,        // max steps 0: "the model's %d"
+    S_MODEL_FAILED,     // "Could not use the model; the current one stays: %s"
+    S_MODEL_LOADED,     // "Model: %s"
+    S_DECODE_FAILED,    // "Could not run with these settings: %s"
+    S_TARGET,           // "target: %s"
+    // lessons (lessonmode.c)
+    S_L_OPENED,
+    S_L_STEP,
+    S_L_FIRST,
+    S_L_LAST,
+    S_L_NOT_APPLY,
+    S_L_OWN_SENTENCE,
+    S_L_QUESTION,
+    S_L_REVEAL_HINT,
+    S_L_ANSWER,
+    S_L_RIGHT,
+    S_L_WRONG,
+    S_L_KEYS,
+    S_L_EXPLORING,
+    S_L_PROBLEMS,
+    S_L_PROBLEMS_HINT,
+    S_L_PICKER_TITLE,
+    S_L_PICKER_HINT,
+    S_L_STEPS,
+    S_L_BROKEN,
+    S_L_NONE,
     S_COUNT
 } StringId;
 

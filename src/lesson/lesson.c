@@ -604,7 +604,7 @@ bool les_run_equal(const LesRun *a, const LesRun *b) {
            a->seed_set == b->seed_set && (!a->seed_set || a->seed == b->seed);
 }
 
-static DecodeOptions decode_options(const LesRun *r) {
+DecodeOptions les_decode_options(const LesRun *r) {
     DecodeOptions o = {.mode = r->mode >= 0 ? (DecodeMode)r->mode : DECODE_GREEDY, .seed = r->seed_set ? r->seed : 1};
     if (r->beam > 0) o.beam_width = r->beam;
     if (r->top_k >= 0) o.top_k = r->top_k;
@@ -631,7 +631,7 @@ Trace *les_trace(const Model *m, const LesRun *r, bool own_sentence, Error *err)
         err_set(err, "the sentence has %d tokens; this model takes at most %d", src.n, m->cfg.max_len);
         goto done;
     }
-    DecodeOptions o = decode_options(r);
+    DecodeOptions o = les_decode_options(r);
     if (r->target && own_sentence) {
         // the lesson's target belongs to its own sentence: force the model's translation instead
         DecodeOptions g = {.mode = DECODE_GREEDY};

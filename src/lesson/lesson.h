@@ -92,6 +92,9 @@ LesRun les_run_for_step(const Lesson *l, int i, const char *sentence_override);
 // Two steps with equal settings share one trace.
 bool les_run_equal(const LesRun *a, const LesRun *b);
 
+// The decoding options r stands for (without a target).
+DecodeOptions les_decode_options(const LesRun *r);
+
 // Runs the model as r says. With a sentence override and a target, the target
 // is the model's own greedy translation of the sentence (the lesson's target
 // belongs to its sentence). NULL and err on a sentence that cannot run.

@@ -1,0 +1,496 @@
+#include "lessonmode.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "lesson.h"
+#include "view.h"
+
+enum { MAX_ITEMS = 64 };
+
+// One lesson in the picker: its header, read when the picker opens.
+typedef struct {
+    char *path;
+    char *title[LES_LANGS], *summary[LES_LANGS];
+    int n_steps, n_problems;
+    SDL_Rect r;
+} Item;
+
+struct LessonMode {
+    char *lessons_dir, *models_dir;
+    Lesson *l;
+    LesProblems problems;       // of the lesson opened; it runs only without any
+    bool show_problems;
+    int step;
+    bool revealed, exploring;
+    int chosen;                 // the class's choice, from 1; 0 = none yet
+    char *own;                  // a sentence the teacher typed, or NULL for the lesson's own
+    LesRun have;                // the settings of the trace on show
+    bool have_set;
+    char why[512];              // why the current step does not apply
+    char shown[4096];           // the sentence we put in the App: another one was typed by the user
+    bool picker;
+    int pick;
+    Item items[MAX_ITEMS];
+    int n_items;
+    SDL_Rect prev_btn, next_btn, reveal_btn, choice_r[LES_MAX_CHOICES];
+};
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+LessonMode *lm_new(const char *lessons_dir, const char *models_dir) {
+    LessonMode *lm = calloc(1, sizeof *lm);
+    if (!lm) return NULL;
+    lm->lessons_dir = strdup(lessons_dir ? lessons_dir : "lessons");
+    lm->models_dir = strdup(models_dir ? models_dir : ".");
+    if (!lm->lessons_dir || !lm->models_dir) {
+        lm_free(lm);
+        return NULL;
+    }
+    return lm;
+}
+
+static void clear_items(LessonMode *lm) {
+    for (int i = 0; i < lm->n_items; i++) {
+        Item *it = &lm->items[i];
+        free(it->path);
+        for (int k = 0; k < LES_LANGS; k++) {
+            free(it->title[k]);
+            free(it->summary[k]);
+        }
+    }
+    lm->n_items = 0;
+}
+
+void lm_free(LessonMode *lm) {
+    if (!lm) return;
+    les_free(lm->l);
+    les_problems_deinit(&lm->problems);
+    free(lm->own);
+    clear_items(lm);
+    free(lm->lessons_dir);
+    free(lm->models_dir);
+    free(lm);
+}
+
+bool lm_running(const LessonMode *lm) { return lm->l && !lm->problems.n && !lm->exploring; }
+int lm_step(const LessonMode *lm) { return lm->step; }
+int lm_step_count(const LessonMode *lm) { return lm->l ? lm->l->n_steps : 0; }
+bool lm_revealed(const LessonMode *lm) { return lm->revealed; }
+bool lm_picker_open(const LessonMode *lm) { return lm->picker; }
+bool lm_panel_shown(const LessonMode *lm) { return lm_running(lm) || (lm->show_problems && lm->problems.n); }
+
+const char *lm_problem(const LessonMode *lm) {
+    if (lm->problems.n) return lm->problems.msgs[0];
+    return lm->why;
+}
+
+// Puts the current step on show: the lesson's model, a trace with the step's
+// settings (re-run only when they differ), its stage and its view.
+static void apply(LessonMode *lm, App *a) {
+    const Lesson *l = lm->l;
+    lm->why[0] = '\0';
+    lm->revealed = false;
+    lm->chosen = 0;
+    char model[4096];
+    les_model_path(l, lm->models_dir, model, sizeof model);
+    if (strcmp(app_model_path(a), model)) {
+        if (app_set_model(a, model)) {
+            snprintf(lm->why, sizeof lm->why, "%s", app_status(a));
+            return;
+        }
+        lm->have_set = false;
+    }
+    LesRun r = les_run_for_step(l, lm->step, lm->own);
+    if (!lm->have_set || !les_run_equal(&r, &lm->have)) {
+        Error err;
+        Trace *t = les_trace(app_model(a), &r, lm->own != NULL, &err);
+        if (!t) {
+            snprintf(lm->why, sizeof lm->why, "%s", err.msg);
+            lm->have_set = false;
+            return;
+        }
+        DecodeOptions d = les_decode_options(&r);
+        app_show_trace(a, t, r.sentence, &d, r.target != NULL);
+        lm->have = r;
+        lm->have_set = true;
+    }
+    const LesStep *s = &l->steps[lm->step];
+    int idx = les_bind(l, lm->step, app_trace(a), lm->why, sizeof lm->why);
+    ViewOptions v = {.heads_grid = s->grid, .lines = s->lines, .no_side_by_side = s->alone, .no_gold = s->no_gold};
+    for (int i = 0; i < s->n_cells && v.n_highlight < 16; i++) {
+        v.highlight[v.n_highlight].row = s->cells[i].row;
+        v.highlight[v.n_highlight++].col = s->cells[i].col;
+    }
+    app_set_view(a, &v);
+    app_set_step(a, idx >= 0 ? idx : 0);
+    snprintf(lm->shown, sizeof lm->shown, "%s", app_sentence(a));
+}
+
+void lm_go(LessonMode *lm, App *a, int step) {
+    if (!lm->l || !lm->l->n_steps) return;
+    lm->step = step < 0 ? 0 : step >= lm->l->n_steps ? lm->l->n_steps - 1 : step;
+    lm->exploring = false;
+    apply(lm, a);
+}
+
+int lm_open(LessonMode *lm, App *a, const char *path) {
+    les_free(lm->l);
+    les_problems_deinit(&lm->problems);
+    free(lm->own);
+    lm->own = NULL;
+    lm->have_set = false;
+    lm->picker = false;
+    lm->exploring = false;
+    lm->l = les_load(path, &lm->problems);
+    if (lm->l && !lm->problems.n) {
+        lm->step = 0;
+        apply(lm, a);
+        app_show_status(a, i18n(app_lang(a), S_L_OPENED), lm->l->title[app_lang(a) == LANG_ZH_TW ? LES_ZH : LES_EN]);
+        return 0;
+    }
+    // it does not run: say why, and explore its sentence if it has a usable one
+    lm->show_problems = true;
+    if (lm->l && lm->l->model && lm->l->run.sentence) {
+        char model[4096];
+        les_model_path(lm->l, lm->models_dir, model, sizeof model);
+        if (strcmp(app_model_path(a), model) == 0 || app_set_model(a, model) == 0) app_set_sentence(a, lm->l->run.sentence);
+    }
+    app_show_status(a, "%s", lm->problems.n ? lm->problems.msgs[0] : "");
+    return -1;
+}
+
+// ---- the picker ----
+
+static int compare_names(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
+
+static void scan(LessonMode *lm) {
+    clear_items(lm);
+    DIR *d = opendir(lm->lessons_dir);
+    if (!d) return;
+    char *names[MAX_ITEMS];
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d)) && n < MAX_ITEMS;) {
+        size_t len = strlen(e->d_name);
+        if (len > 7 && !strcmp(e->d_name + len - 7, ".lesson") && e->d_name[0] != '.') names[n] = strdup(e->d_name), n += names[n] != NULL;
+    }
+    closedir(d);
+    qsort(names, (size_t)n, sizeof *names, compare_names);
+    for (int i = 0; i < n; i++) {
+        Item *it = &lm->items[lm->n_items];
+        size_t size = strlen(lm->lessons_dir) + strlen(names[i]) + 2;
+        it->path = malloc(size);
+        if (it->path) {
+            snprintf(it->path, size, "%s/%s", lm->lessons_dir, names[i]);
+            LesProblems pr = {0};
+            Lesson *l = les_load(it->path, &pr);
+            for (int k = 0; l && k < LES_LANGS; k++) {
+                it->title[k] = dup_or_null(l->title[k]);
+                it->summary[k] = dup_or_null(l->summary[k]);
+            }
+            it->n_steps = l ? l->n_steps : 0;
+            it->n_problems = pr.n;
+            les_free(l);
+            les_problems_deinit(&pr);
+            lm->n_items++;
+        }
+        free(names[i]);
+    }
+}
+
+void lm_show_picker(LessonMode *lm, bool on) {
+    lm->picker = on;
+    if (on) {
+        scan(lm);
+        if (lm->pick >= lm->n_items) lm->pick = 0;
+    }
+}
+
+static bool in_rect(SDL_Rect r, int x, int y) { return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h; }
+
+static bool picker_event(LessonMode *lm, App *a, const SDL_Event *e) {
+    if (e->type == SDL_KEYDOWN) {
+        if (e->key.keysym.mod & (KMOD_CTRL | KMOD_ALT)) return false;  // quit, fullscreen… still work
+        switch (e->key.keysym.sym) {
+        case SDLK_UP: lm->pick = lm->pick > 0 ? lm->pick - 1 : 0; return true;
+        case SDLK_DOWN: lm->pick = lm->pick + 1 < lm->n_items ? lm->pick + 1 : lm->pick; return true;
+        case SDLK_HOME: lm->pick = 0; return true;
+        case SDLK_END: lm->pick = lm->n_items ? lm->n_items - 1 : 0; return true;
+        case SDLK_RETURN:
+        case SDLK_KP_ENTER:
+            if (lm->pick < lm->n_items) lm_open(lm, a, lm->items[lm->pick].path);
+            return true;
+        case SDLK_ESCAPE: lm->picker = false; return true;
+        case SDLK_F11: case SDLK_F2: return false;
+        default: return true;
+        }
+    }
+    if (e->type == SDL_MOUSEMOTION || e->type == SDL_MOUSEBUTTONDOWN) {
+        int x = e->type == SDL_MOUSEMOTION ? e->motion.x : e->button.x, y = e->type == SDL_MOUSEMOTION ? e->motion.y : e->button.y;
+        for (int i = 0; i < lm->n_items; i++)
+            if (in_rect(lm->items[i].r, x, y)) {
+                lm->pick = i;
+                if (e->type == SDL_MOUSEBUTTONDOWN && e->button.button == SDL_BUTTON_LEFT) lm_open(lm, a, lm->items[i].path);
+            }
+        return true;
+    }
+    return e->type == SDL_TEXTINPUT || e->type == SDL_MOUSEWHEEL;
+}
+
+// ---- the lesson's own keys and buttons ----
+
+static void next(LessonMode *lm, App *a, int delta) {
+    int to = lm->step + delta;
+    if (to < 0 || to >= lm->l->n_steps) {
+        app_show_status(a, "%s", i18n(app_lang(a), to < 0 ? S_L_FIRST : S_L_LAST));
+        return;
+    }
+    lm_go(lm, a, to);
+}
+
+static void reveal(LessonMode *lm) {
+    if (lm->l->steps[lm->step].ask[LES_EN]) lm->revealed = !lm->revealed;
+}
+
+bool lm_event(LessonMode *lm, App *a, const SDL_Event *e) {
+    if (lm->picker) return picker_event(lm, a, e);
+    if (app_busy(a)) return false;  // typing, help or settings: theirs
+    if (e->type == SDL_KEYDOWN) {
+        SDL_Keycode sym = e->key.keysym.sym;
+        Uint16 mod = e->key.keysym.mod;
+        if (mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI)) return false;
+        if (sym == SDLK_o) {
+            lm_show_picker(lm, true);
+            return true;
+        }
+        if (lm->show_problems && lm->problems.n) {
+            if (sym == SDLK_ESCAPE) lm->show_problems = false;
+            return sym == SDLK_ESCAPE;
+        }
+        if (!lm->l || lm->problems.n) return false;
+        if (lm->exploring) {
+            if (sym != SDLK_ESCAPE) return false;
+            lm_go(lm, a, lm->step);  // back where the lesson was, as it was
+            return true;
+        }
+        if (mod & KMOD_SHIFT) return false;  // Shift+arrows: the computation's stages, as always
+        const LesStep *s = &lm->l->steps[lm->step];
+        switch (sym) {
+        case SDLK_RIGHT: case SDLK_PAGEDOWN: case SDLK_SPACE: next(lm, a, 1); return true;
+        case SDLK_LEFT: case SDLK_PAGEUP: case SDLK_BACKSPACE: next(lm, a, -1); return true;
+        case SDLK_HOME: lm_go(lm, a, 0); return true;
+        case SDLK_END: lm_go(lm, a, lm->l->n_steps - 1); return true;
+        case SDLK_RETURN: case SDLK_KP_ENTER: reveal(lm); return true;
+        case SDLK_ESCAPE:
+            lm->exploring = true;
+            app_show_status(a, i18n(app_lang(a), S_L_EXPLORING), lm->step + 1);
+            return true;
+        case SDLK_r:
+            if (!lm->own) return false;
+            free(lm->own);
+            lm->own = NULL;
+            lm->have_set = false;
+            apply(lm, a);
+            return true;
+        default:
+            if (sym >= SDLK_1 && sym < SDLK_1 + s->n_choices && !lm->revealed) {
+                lm->chosen = (int)(sym - SDLK_1) + 1;
+                return true;
+            }
+            return false;
+        }
+    }
+    if (e->type == SDL_MOUSEBUTTONDOWN && e->button.button == SDL_BUTTON_LEFT && lm_running(lm)) {
+        int x = e->button.x, y = e->button.y;
+        if (in_rect(lm->prev_btn, x, y)) next(lm, a, -1);
+        else if (in_rect(lm->next_btn, x, y)) next(lm, a, 1);
+        else if (in_rect(lm->reveal_btn, x, y)) reveal(lm);
+        else {
+            for (int i = 0; i < lm->l->steps[lm->step].n_choices; i++)
+                if (in_rect(lm->choice_r[i], x, y) && !lm->revealed) {
+                    lm->chosen = i + 1;
+                    return true;
+                }
+            return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+void lm_after_event(LessonMode *lm, App *a) {
+    if (!lm_running(lm) || !strcmp(app_sentence(a), lm->shown)) return;
+    // the teacher ran a sentence of their own: every step re-binds to it
+    free(lm->own);
+    lm->own = strcmp(app_sentence(a), lm->l->run.sentence) ? strdup(app_sentence(a)) : NULL;
+    lm->have_set = false;
+    apply(lm, a);
+}
+
+// ---- drawing ----
+
+static int lang_index(Lang lang) { return lang == LANG_ZH_TW ? LES_ZH : LES_EN; }
+
+// A button with a label; returns its rectangle.
+static SDL_Rect button(Gfx *g, int x, int y, const char *label, int px, const Theme *th, bool on) {
+    int pad = gfx_px(g, 8);
+    SDL_Rect r = {x, y, gfx_text_width(g, label, px) + 2 * pad, gfx_line_height(g, px) + pad};
+    gfx_fill(g, r, on ? th->accent : th->background);
+    gfx_frame(g, r, 1, th->panel_edge);
+    gfx_text(g, x + pad, y + pad / 2, label, px, on ? th->accent_text : th->text, GFX_LEFT);
+    return r;
+}
+
+static void draw_problems(LessonMode *lm, Gfx *g, SDL_Rect area, const Theme *th, Lang lang) {
+    int pad = gfx_px(g, 14), px = gfx_px(g, 18), small = gfx_px(g, 15), w = area.w - 2 * pad, y = area.y + pad;
+    y += gfx_text_wrap(g, area.x + pad, y, w, i18n(lang, S_L_PROBLEMS), px, th->chosen, true) + pad / 2;
+    for (int i = 0; i < lm->problems.n && y < area.y + area.h - 3 * pad; i++)
+        y += gfx_text_wrap(g, area.x + pad, y, w, lm->problems.msgs[i], small, th->text, true) + pad / 3;
+    gfx_text_wrap(g, area.x + pad, area.y + area.h - pad - 2 * gfx_line_height(g, small), w, i18n(lang, S_L_PROBLEMS_HINT), small, th->text_dim,
+                  true);
+}
+
+// The step's text from y down: what does not apply, the narration, the
+// question, its choices and the answer. Returns the height used; with draw
+// false it only measures (the panel picks the largest size that fits).
+static int draw_body(LessonMode *lm, Gfx *g, int x, int y, int w, const Theme *th, Lang lang, int px, bool draw) {
+    const Lesson *l = lm->l;
+    const LesStep *s = &l->steps[lm->step];
+    int li = lang_index(lang), top = y, pad = gfx_px(g, 14), small = px * 3 / 4, choice_px = px * 9 / 10;
+    char buf[1200];
+    if (lm->why[0]) {
+        snprintf(buf, sizeof buf, i18n(lang, S_L_NOT_APPLY), lm->why);
+        y += gfx_text_wrap(g, x, y, w, buf, small, th->chosen, draw) + pad / 2;
+    }
+    y += gfx_text_wrap(g, x, y, w, s->say[li], px, th->text, draw) + pad;
+    if (lm->own) {
+        snprintf(buf, sizeof buf, i18n(lang, S_L_OWN_SENTENCE), l->run.sentence);
+        y += gfx_text_wrap(g, x, y, w, buf, small, th->text_dim, draw) + pad / 2;
+    }
+    if (!s->ask[li]) return y - top;
+    if (draw) gfx_fill(g, (SDL_Rect){x, y, w, gfx_px(g, 2)}, th->panel_edge);
+    y += pad / 2;
+    if (draw) gfx_text(g, x, y, i18n(lang, S_L_QUESTION), small, th->accent, GFX_LEFT);
+    y += gfx_line_height(g, small);
+    y += gfx_text_wrap(g, x, y, w, s->ask[li], px, th->text, draw) + pad / 2;
+    for (int i = 0; i < s->n_choices; i++) {
+        snprintf(buf, sizeof buf, "%d   %s", i + 1, s->choices[li][i]);
+        int h = gfx_text_wrap(g, x + pad, y, w - 2 * pad, buf, choice_px, th->text, false) + pad / 3;
+        SDL_Rect r = {x, y - pad / 6, w, h};
+        bool right = lm->revealed && i + 1 == s->answer, picked = i + 1 == lm->chosen;
+        if (draw) {
+            if (right) gfx_fill(g, r, th->accent);
+            gfx_frame(g, r, picked ? gfx_px(g, 3) : 1, picked ? th->chosen : th->panel_edge);
+            gfx_text_wrap(g, x + pad, y, w - 2 * pad, buf, choice_px, right ? th->accent_text : th->text, true);
+            lm->choice_r[i] = r;
+        }
+        y += h + pad / 4;
+    }
+    if (lm->revealed) {
+        if (s->n_choices && lm->chosen) {
+            if (draw) gfx_text(g, x, y, i18n(lang, lm->chosen == s->answer ? S_L_RIGHT : S_L_WRONG), choice_px, th->chosen, GFX_LEFT);
+            y += gfx_line_height(g, choice_px);
+        }
+        if (draw) gfx_text(g, x, y, i18n(lang, S_L_ANSWER), small, th->accent, GFX_LEFT);
+        y += gfx_line_height(g, small);
+        y += gfx_text_wrap(g, x, y, w, s->reveal[li], px, th->text, draw) + pad / 2;
+    } else {
+        if (draw) lm->reveal_btn = button(g, x, y + pad / 3, i18n(lang, S_L_REVEAL_HINT), small, th, true);
+        y += gfx_line_height(g, small) + gfx_px(g, 8) + pad / 3;
+    }
+    return y - top;
+}
+
+void lm_draw_panel(LessonMode *lm, Gfx *g, SDL_Rect area, const Theme *th, Lang lang) {
+    gfx_fill(g, area, th->panel);
+    gfx_clip(g, &area);
+    if (lm->show_problems && lm->problems.n) {
+        draw_problems(lm, g, area, th, lang);
+        gfx_clip(g, NULL);
+        gfx_frame(g, area, 1, th->panel_edge);
+        return;
+    }
+    const Lesson *l = lm->l;
+    int li = lang_index(lang);
+    int pad = gfx_px(g, 14), small = gfx_px(g, 15), w = area.w - 2 * pad;
+    int x = area.x + pad, y = area.y + pad, slh = gfx_line_height(g, small);
+    // which lesson, which step, and how far along
+    gfx_text_fit(g, x, y, w, l->title[li], small, th->text_dim, GFX_LEFT);
+    y += slh;
+    char buf[64];
+    snprintf(buf, sizeof buf, i18n(lang, S_L_STEP), lm->step + 1, l->n_steps);
+    gfx_text(g, x, y, buf, gfx_px(g, 17), th->text, GFX_LEFT);
+    y += gfx_line_height(g, gfx_px(g, 17)) + pad / 3;
+    int seg = w / l->n_steps, gap = seg > 6 ? gfx_px(g, 2) : 0;
+    for (int i = 0; i < l->n_steps; i++)
+        gfx_fill(g, (SDL_Rect){x + i * w / l->n_steps, y, seg - gap > 1 ? seg - gap : 1, gfx_px(g, 6)}, i <= lm->step ? th->accent : th->panel_edge);
+    y += gfx_px(g, 6) + pad;
+    // the way on, at the bottom: buttons, and the keys beside them on up to two lines
+    int hint_w = w - 2 * gfx_px(g, 40) - pad;
+    int hint_h = gfx_text_wrap(g, 0, 0, hint_w, i18n(lang, S_L_KEYS), small, th->text_dim, false);
+    int bottom_h = hint_h > slh + gfx_px(g, 8) ? hint_h : slh + gfx_px(g, 8);
+    int by = area.y + area.h - pad - bottom_h;
+    // the body at the largest size that fits above them (the smallest otherwise, clipped)
+    static const int sizes[] = {21, 19, 17, 15, 13};
+    int px = gfx_px(g, 13);
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        px = gfx_px(g, (float)sizes[i]);
+        if (y + draw_body(lm, g, x, y, w, th, lang, px, false) <= by - pad / 2) break;
+    }
+    lm->reveal_btn = (SDL_Rect){0, 0, 0, 0};
+    for (int i = 0; i < LES_MAX_CHOICES; i++) lm->choice_r[i] = (SDL_Rect){0, 0, 0, 0};
+    SDL_Rect body = {area.x, area.y, area.w, by - pad / 2 - area.y};
+    gfx_clip(g, &body);
+    draw_body(lm, g, x, y, w, th, lang, px, true);
+    gfx_clip(g, &area);
+    lm->prev_btn = button(g, x, by, "\xE2\x97\x80", small, th, false);  // ◀
+    lm->next_btn = button(g, x + lm->prev_btn.w + pad / 2, by, "\xE2\x96\xB6", small, th, false);  // ▶
+    int kx = lm->next_btn.x + lm->next_btn.w + pad;
+    gfx_text_wrap(g, kx, by, area.x + area.w - pad - kx, i18n(lang, S_L_KEYS), small, th->text_dim, true);
+    gfx_clip(g, NULL);
+    gfx_frame(g, area, 1, th->panel_edge);
+}
+
+void lm_draw_picker(LessonMode *lm, Gfx *g, const Theme *th, Lang lang) {
+    if (!lm->picker) return;
+    int W = gfx_width(g), H = gfx_height(g), pad = gfx_px(g, 16);
+    gfx_fill(g, (SDL_Rect){0, 0, W, H}, (th->background & 0x00FFFFFF) | 0xD0000000);
+    SDL_Rect box = {W / 8, H / 12, W * 3 / 4, H * 5 / 6};
+    gfx_fill(g, box, th->panel);
+    gfx_frame(g, box, 2, th->accent);
+    gfx_clip(g, &box);
+    int x = box.x + pad, y = box.y + pad, w = box.w - 2 * pad, tpx = gfx_px(g, 28), px = gfx_px(g, 20), small = gfx_px(g, 16);
+    gfx_text(g, x, y, i18n(lang, S_L_PICKER_TITLE), tpx, th->text, GFX_LEFT);
+    y += gfx_line_height(g, tpx) + pad / 2;
+    int li = lang_index(lang);
+    char buf[512];
+    if (!lm->n_items) {
+        snprintf(buf, sizeof buf, i18n(lang, S_L_NONE), lm->lessons_dir);
+        gfx_text_wrap(g, x, y, w, buf, px, th->text_dim, true);
+    }
+    int bottom = box.y + box.h - pad - gfx_line_height(g, small) - pad;
+    for (int i = 0; i < lm->n_items; i++) {
+        Item *it = &lm->items[i];
+        const char *title = it->title[li] ? it->title[li] : it->path;
+        int h = gfx_line_height(g, px) + pad / 2;
+        if (it->summary[li]) h += gfx_text_wrap(g, x + pad, y, w - 2 * pad, it->summary[li], small, th->text_dim, false);
+        it->r = (SDL_Rect){x, y, w, h + pad / 2};
+        if (y + h > bottom) {  // no room: the rest are not drawn (and not clickable)
+            it->r = (SDL_Rect){0, 0, 0, 0};
+            continue;
+        }
+        if (i == lm->pick) gfx_fill(g, it->r, th->background);
+        gfx_frame(g, it->r, i == lm->pick ? gfx_px(g, 3) : 1, i == lm->pick ? th->accent : th->panel_edge);
+        gfx_text_fit(g, x + pad, y + pad / 4, w * 3 / 4, title, px, th->text, GFX_LEFT);
+        if (it->n_problems) snprintf(buf, sizeof buf, "%s", i18n(lang, S_L_BROKEN));
+        else snprintf(buf, sizeof buf, i18n(lang, S_L_STEPS), it->n_steps);
+        gfx_text(g, x + w - pad, y + pad / 4, buf, small, it->n_problems ? th->chosen : th->text_dim, GFX_RIGHT);
+        if (it->summary[li]) gfx_text_wrap(g, x + pad, y + gfx_line_height(g, px) + pad / 4, w - 2 * pad, it->summary[li], small, th->text_dim, true);
+        y += it->r.h + pad / 2;
+    }
+    gfx_text_fit(g, x, box.y + box.h - pad - gfx_line_height(g, small), w, i18n(lang, S_L_PICKER_HINT), small, th->text_dim, GFX_LEFT);
+    gfx_clip(g, NULL);
+}
