@@ -1,0 +1,297 @@
+// Lesson mode without a window: an App with a lesson, driven by the keys and
+// typed text a teacher would use, drawn onto a headless canvas.
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "lessonmode.h"
+
+#define ASSETS TT_TEST_DATA "/../../assets"
+#define MODEL_PATH ASSETS "/models/en-zh.safetensors"
+#define LESSON TT_TEST_DATA "/lesson-mode.lesson"
+#define LESSONS_DIR TT_TEST_DATA "/../../lessons"
+
+static const char *font;
+
+typedef struct {
+    Gfx *g;
+    App *a;
+    LessonMode *lm;
+} Fixture;
+
+static Fixture *open_app(const char *lesson, bool picker) {
+    Fixture *f = calloc(1, sizeof *f);
+    Error err;
+    f->g = gfx_new(1280, 800, font, &err);
+    if (!f->g) fail_msg("gfx_new: %s", err.msg);
+    AppOptions o = {.model_path = MODEL_PATH, .lesson = lesson, .lessons_dir = LESSONS_DIR, .picker = picker};
+    f->a = app_new(&o, f->g, &err);
+    if (!f->a) fail_msg("app_new: %s", err.msg);
+    f->lm = app_lessons(f->a);
+    assert_non_null(f->lm);
+    return f;
+}
+
+static int setup(void **state) {
+    *state = open_app(LESSON, false);
+    return 0;
+}
+
+static int teardown(void **state) {
+    Fixture *f = *state;
+    app_free(f->a);
+    gfx_free(f->g);
+    free(f);
+    return 0;
+}
+
+static void key(App *a, SDL_Keycode sym, Uint16 mod) {
+    SDL_Event e = {.type = SDL_KEYDOWN};
+    e.key.state = SDL_PRESSED;
+    e.key.keysym.sym = sym;
+    e.key.keysym.mod = mod;
+    app_event(a, &e);
+    e.type = SDL_KEYUP;
+    e.key.state = SDL_RELEASED;
+    app_event(a, &e);
+}
+
+static void type(App *a, const char *text) {
+    SDL_Event e = {.type = SDL_TEXTINPUT};
+    snprintf(e.text.text, sizeof e.text.text, "%s", text);
+    app_event(a, &e);
+}
+
+static const char *stage(const App *a) {
+    static char id[128];
+    return trace_stage_id(trace_step(app_trace(a), app_step(a)), id, sizeof id);
+}
+
+#define assert_stage(a, want)                                                                  \
+    do {                                                                                       \
+        if (strcmp(stage(a), want)) fail_msg("expected stage: %s, got: %s", want, stage(a)); \
+    } while (0)
+
+static void test_steps_show_their_stage_and_view(void **state) {
+    Fixture *f = *state;
+    assert_true(lm_running(f->lm));
+    assert_int_equal(lm_step_count(f->lm), 5);
+    assert_stage(f->a, "src.tokens");
+    assert_non_null(strstr(app_status(f->a), "Lesson mode test"));
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    assert_int_equal(lm_step(f->lm), 1);
+    assert_stage(f->a, "enc.L1.self_attn.weights");
+    assert_int_equal(trace_step(app_trace(f->a), app_step(f->a))->head, 2);
+    assert_true(app_view(f->a)->heads_grid);
+    assert_int_equal(app_view(f->a)->n_highlight, 1);
+    assert_int_equal(app_view(f->a)->highlight[0].row, 1);
+    assert_int_equal(app_view(f->a)->highlight[0].col, 0);
+    // the fifth decoding step of the greedy run
+    key(f->a, SDLK_SPACE, KMOD_NONE);
+    assert_stage(f->a, "dec.L2.cross_attn.weights");
+    assert_int_equal(trace_step(app_trace(f->a), app_step(f->a))->dstep, 5);
+    assert_false(app_view(f->a)->heads_grid);  // a step's view is its own
+    // beam search for this step only
+    key(f->a, SDLK_PAGEDOWN, KMOD_NONE);
+    assert_stage(f->a, "dec.beam");
+    assert_int_equal(app_decode(f->a)->mode, DECODE_BEAM);
+    assert_int_equal(app_decode(f->a)->beam_width, 3);
+    // teacher forcing: one pass, a loss at every position
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    assert_stage(f->a, "dec.loss");
+    assert_int_equal(trace_step(app_trace(f->a), app_step(f->a))->rows, 6);
+    // past the end: stays, and says so
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    assert_int_equal(lm_step(f->lm), 4);
+    assert_non_null(strstr(app_status(f->a), "last step"));
+    // back, and back to greedy
+    key(f->a, SDLK_LEFT, KMOD_NONE);
+    key(f->a, SDLK_PAGEUP, KMOD_NONE);
+    assert_int_equal(lm_step(f->lm), 2);
+    assert_int_equal(app_decode(f->a)->mode, DECODE_GREEDY);
+    key(f->a, SDLK_END, KMOD_NONE);
+    assert_int_equal(lm_step(f->lm), 4);
+    key(f->a, SDLK_HOME, KMOD_NONE);
+    assert_int_equal(lm_step(f->lm), 0);
+    assert_stage(f->a, "src.tokens");
+}
+
+static void test_question_then_reveal(void **state) {
+    Fixture *f = *state;
+    key(f->a, SDLK_RETURN, KMOD_NONE);  // no question on step 1: nothing to reveal
+    assert_false(lm_revealed(f->lm));
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    key(f->a, SDLK_2, KMOD_NONE);  // a choice, not head 2
+    assert_int_equal(trace_step(app_trace(f->a), app_step(f->a))->head, 2);
+    assert_false(lm_revealed(f->lm));
+    app_draw(f->a);
+    key(f->a, SDLK_RETURN, KMOD_NONE);
+    assert_true(lm_revealed(f->lm));
+    app_draw(f->a);
+    key(f->a, SDLK_RETURN, KMOD_NONE);
+    assert_false(lm_revealed(f->lm));
+    key(f->a, SDLK_RETURN, KMOD_NONE);
+    key(f->a, SDLK_RIGHT, KMOD_NONE);  // a new step starts hidden
+    key(f->a, SDLK_LEFT, KMOD_NONE);
+    assert_false(lm_revealed(f->lm));
+}
+
+static void test_escape_explores_and_comes_back(void **state) {
+    Fixture *f = *state;
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    int at = app_step(f->a);
+    key(f->a, SDLK_ESCAPE, KMOD_NONE);
+    assert_false(lm_running(f->lm));
+    assert_false(lm_panel_shown(f->lm));
+    // every key is the explorer's now
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    assert_int_equal(app_step(f->a), at + 2);
+    assert_int_equal(lm_step(f->lm), 2);
+    key(f->a, SDLK_g, KMOD_NONE);
+    app_draw(f->a);
+    key(f->a, SDLK_ESCAPE, KMOD_NONE);
+    assert_true(lm_running(f->lm));
+    assert_int_equal(lm_step(f->lm), 2);
+    assert_int_equal(app_step(f->a), at);
+    assert_false(app_view(f->a)->heads_grid);
+}
+
+static void test_own_sentence_rebinds(void **state) {
+    Fixture *f = *state;
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    key(f->a, SDLK_RIGHT, KMOD_NONE);  // decoding step 5
+    key(f->a, SDLK_l, KMOD_CTRL);
+    for (int i = 0; i < 20; i++) key(f->a, SDLK_BACKSPACE, KMOD_NONE);
+    type(f->a, "i love");
+    key(f->a, SDLK_RETURN, KMOD_NONE);
+    assert_string_equal(app_sentence(f->a), "i love");
+    // the model says 我 愛 我 <eos>: four decoding steps, so step 5 does not apply, and says so
+    assert_int_equal(lm_step(f->lm), 2);
+    assert_non_null(strstr(lm_problem(f->lm), "not step 5"));
+    app_draw(f->a);
+    // the others re-bind to the new sentence
+    key(f->a, SDLK_LEFT, KMOD_NONE);
+    assert_stage(f->a, "enc.L1.self_attn.weights");
+    assert_int_equal(trace_step(app_trace(f->a), app_step(f->a))->cols, 2);
+    assert_string_equal(lm_problem(f->lm), "");
+    key(f->a, SDLK_END, KMOD_NONE);  // teacher forcing on the model's own translation
+    assert_stage(f->a, "dec.loss");
+    assert_int_equal(trace_step(app_trace(f->a), app_step(f->a))->rows, 4);
+    // R: back to the lesson's sentence
+    key(f->a, SDLK_r, KMOD_NONE);
+    assert_string_equal(app_sentence(f->a), "i love nlp");
+    assert_int_equal(trace_step(app_trace(f->a), app_step(f->a))->rows, 6);
+}
+
+static void test_bad_sentence_keeps_the_lesson(void **state) {
+    Fixture *f = *state;
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    int at = app_step(f->a);
+    key(f->a, SDLK_l, KMOD_CTRL);
+    type(f->a, " zebra\xff");
+    key(f->a, SDLK_RETURN, KMOD_NONE);
+    assert_true(lm_running(f->lm));
+    assert_int_equal(app_step(f->a), at);
+    assert_string_equal(app_sentence(f->a), "i love nlp");
+}
+
+static void test_broken_lesson_stays_usable(void **state) {
+    (void)state;
+    Fixture *f = open_app(TT_TEST_DATA "/lessons/unknown-stage.lesson", false);
+    // well-formed, but its stages are not in the trace: it runs, and each step says why
+    assert_true(lm_running(f->lm));
+    assert_non_null(strstr(lm_problem(f->lm), "this trace has no stage \"enc.L9.self_attn.weights\""));
+    app_draw(f->a);
+    teardown((void **)&f);
+    f = open_app(TT_TEST_DATA "/lessons/syntax.lesson", false);
+    assert_false(lm_running(f->lm));
+    assert_true(lm_panel_shown(f->lm));
+    assert_non_null(strstr(lm_problem(f->lm), "syntax.lesson:"));
+    app_draw(f->a);
+    // its sentence is open to explore
+    assert_string_equal(app_sentence(f->a), "I love NLP");
+    int at = app_step(f->a);
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    assert_int_equal(app_step(f->a), at + 1);
+    key(f->a, SDLK_ESCAPE, KMOD_NONE);
+    assert_false(lm_panel_shown(f->lm));
+    teardown((void **)&f);
+    f = open_app(TT_TEST_DATA "/lessons/no-such-file.lesson", false);
+    assert_true(lm_panel_shown(f->lm));
+    assert_non_null(strstr(lm_problem(f->lm), "no-such-file.lesson"));
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    assert_int_equal(app_step(f->a), 1);
+    teardown((void **)&f);
+}
+
+static void test_picker(void **state) {
+    (void)state;
+    Fixture *f = open_app(NULL, true);
+    assert_true(lm_picker_open(f->lm));
+    app_draw(f->a);
+    key(f->a, SDLK_RIGHT, KMOD_NONE);  // the picker has the keys
+    assert_int_equal(app_step(f->a), 0);
+    key(f->a, SDLK_DOWN, KMOD_NONE);
+    key(f->a, SDLK_RETURN, KMOD_NONE);
+    assert_false(lm_picker_open(f->lm));
+    assert_true(lm_running(f->lm));
+    assert_int_equal(lm_step(f->lm), 0);
+    key(f->a, SDLK_o, KMOD_NONE);
+    assert_true(lm_picker_open(f->lm));
+    key(f->a, SDLK_ESCAPE, KMOD_NONE);
+    assert_false(lm_picker_open(f->lm));
+    assert_true(lm_running(f->lm));
+    teardown((void **)&f);
+}
+
+// Any size of window, with the panel, in both languages: no crash, nothing drawn outside.
+static void test_draws_at_any_size(void **state) {
+    Fixture *f = *state;
+    static const int sizes[][2] = {{1280, 800}, {100, 100}, {640, 360}, {3840, 2160}};
+    for (int lang = 0; lang < 2; lang++) {
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+            assert_int_equal(gfx_resize(f->g, sizes[i][0], sizes[i][1]), 0);
+            for (int s = 0; s < lm_step_count(f->lm); s++) {
+                lm_go(f->lm, f->a, s);
+                app_draw(f->a);
+            }
+        }
+        key(f->a, SDLK_F2, KMOD_NONE);
+    }
+}
+
+int main(void) {
+    if (!getenv("SDL_VIDEODRIVER")) setenv("SDL_VIDEODRIVER", "offscreen", 1);
+    if (SDL_Init(SDL_INIT_VIDEO) < 0) {
+        fprintf(stderr, "SDL_Init: %s\n", SDL_GetError());
+        return 1;
+    }
+    Error err;
+    font = gfx_find_font(&err);
+    if (!font) {
+        fprintf(stderr, "%s\n", err.msg);
+        return 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_steps_show_their_stage_and_view, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_question_then_reveal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_escape_explores_and_comes_back, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_own_sentence_rebinds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad_sentence_keeps_the_lesson, setup, teardown),
+        cmocka_unit_test(test_broken_lesson_stays_usable),
+        cmocka_unit_test(test_picker),
+        cmocka_unit_test_setup_teardown(test_draws_at_any_size, setup, teardown),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    SDL_Quit();
+    return rc;
+}
