@@ -30,6 +30,7 @@
 #include <SDL_ttf.h>
 
 #include "app.h"
+#include "fileio.h"
 #include "image.h"
 #include "vocab.h"
 #include "window.h"
@@ -931,6 +932,352 @@ static void test_bad_first_sentence(void **state) {
     }
 }
 
+// ---- suggestions and unknown words in the text box -----------------------------------------
+
+static bool has_word(const char *const *words, int n, const char *w) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(words[i], w)) return true;
+    return false;
+}
+
+static void test_suggestions(void **state) {
+    Fixture *f = *state;
+    App *a = f->a;
+    const char *words[8];
+    expect_int("suggestions when not typing", app_suggestions(a, words, 8), 0);
+    edit_afresh(a);
+    type(a, "the c");
+    int n = app_suggestions(a, words, 8);
+    if (n < 1 || !has_word(words, n, "cat")) fail_msg("suggestions for \"c\": expected \"cat\" among %d", n);
+    for (int i = 0; i < n; i++)
+        if (words[i][0] != 'c') fail_msg("suggestion %d for \"c\": expected a word starting with c, got: \"%s\"", i, words[i]);
+    app_draw(a);
+    // Tab takes the first (the list is in alphabetical order), with a space after it
+    key(a, SDLK_TAB, KMOD_NONE);
+    expect_int("suggestions after Tab", app_suggestions(a, words, 8), 0);
+    type(a, "sits");
+    key(a, SDLK_RETURN, KMOD_NONE);
+    char want[64];
+    edit_afresh(a);
+    type(a, "the c");
+    n = app_suggestions(a, words, 8);
+    snprintf(want, sizeof want, "the %s sits", words[0]);
+    // (the sentence the Tab made)
+    key(a, SDLK_ESCAPE, KMOD_NONE);  // Esc closes the list, the text box stays
+    expect_int("suggestions after Esc", app_suggestions(a, words, 8), 0);
+    key(a, SDLK_ESCAPE, KMOD_NONE);  // and a second Esc leaves the text box
+    expect_str("sentence after Tab", app_sentence(a), want);
+    // ↓ ↓ Enter takes the second; Enter with none chosen runs the sentence
+    edit_afresh(a);
+    type(a, "the c");
+    n = app_suggestions(a, words, 8);
+    if (n >= 2) {
+        snprintf(want, sizeof want, "the %s ", words[1]);
+        key(a, SDLK_DOWN, KMOD_NONE);
+        key(a, SDLK_DOWN, KMOD_NONE);
+        app_draw(a);
+        key(a, SDLK_RETURN, KMOD_NONE);  // takes the word
+        key(a, SDLK_RETURN, KMOD_NONE);  // runs "the WORD "
+        expect_str("sentence after ↓ ↓ Enter Enter", app_sentence(a), want);
+    }
+    // multibyte text before the word, and a capital: still found, the word replaced whole
+    edit_afresh(a);
+    type(a, "我 the MA");
+    n = app_suggestions(a, words, 8);
+    if (!has_word(words, n, "mat")) fail_msg("suggestions for \"MA\" after 我: expected \"mat\" among %d", n);
+    // a click on a suggestion takes it: the list is under the word, one row each
+    app_draw(a);
+    int lh = gfx_line_height(f->g, 18), pad = 12, row = lh + 4;
+    int x = pad + pad / 2 + gfx_text_width(f->g, "我 the ", 18) + 10, y0 = pad + lh + pad + 4;
+    int at = 0;
+    while (at < n && strcmp(words[at], "mat")) at++;
+    mouse(a, SDL_MOUSEBUTTONDOWN, x, y0 + at * row + row / 2);
+    mouse(a, SDL_MOUSEBUTTONUP, x, y0 + at * row + row / 2);
+    key(a, SDLK_BACKSPACE, KMOD_NONE);  // the space after it
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_str("sentence after a click on \"mat\"", app_sentence(a), "我 the mat");
+    // an input method composing: no list over its text
+    edit_afresh(a);
+    type(a, "the c");
+    compose(a, "ㄇ");
+    expect_int("suggestions while composing", app_suggestions(a, words, 8), 0);
+}
+
+static bool reddish(SDL_Surface *s, int x, int y0, int y1) {
+    for (int y = y0; y < y1; y++) {
+        Uint32 p = surface_pixel(s, x, y);
+        int r = (p >> 16) & 255, g = (p >> 8) & 255, b = p & 255;
+        if (r > 150 && g < 140 && b < 140 && r - g > 60) return true;
+    }
+    return false;
+}
+
+static void test_unknown_words_underlined(void **state) {
+    Fixture *f = *state;
+    App *a = f->a;
+    int start[8], end[8];
+    edit_afresh(a);
+    type(a, "the xyzzy cat Plugh .");
+    expect_int("unknown words", app_unknown_spans(a, start, end, 8), 2);
+    expect_int("first starts", start[0], 4);
+    expect_int("first ends", end[0], 9);
+    expect_int("second starts", start[1], 14);
+    expect_int("second ends", end[1], 19);
+    app_draw(a);
+    expect_contains("status names them", app_status(a), "\"xyzzy\"");
+    expect_contains("status names them", app_status(a), "\"plugh\"");
+    // the underline: red under the unknown word, none under the known one
+    int lh = gfx_line_height(f->g, 18), tx = 12 + 6, ty = 12 + 6;
+    int x_unknown = tx + gfx_text_width(f->g, "the xy", 18), x_known = tx + gfx_text_width(f->g, "the xyzzy ca", 18);
+    SDL_Surface *s = gfx_surface(f->g);
+    if (!reddish(s, x_unknown, ty + lh - 6, ty + lh + 2)) fail_msg("no red underline under \"xyzzy\" at x %d", x_unknown);
+    if (reddish(s, x_known, ty + lh - 6, ty + lh + 2)) fail_msg("a red underline under \"cat\" at x %d", x_known);
+    // multibyte: byte ranges of whole characters
+    edit_afresh(a);
+    type(a, "the 貓 cat");
+    expect_int("unknown words", app_unknown_spans(a, start, end, 8), 1);
+    expect_int("貓 starts", start[0], 4);
+    expect_int("貓 ends", end[0], 7);
+    // fixed: no underline, and the message goes
+    key(a, SDLK_HOME, KMOD_NONE);
+    keys(a, SDLK_RIGHT, 5);
+    key(a, SDLK_BACKSPACE, KMOD_NONE);
+    expect_int("unknown words after deleting 貓", app_unknown_spans(a, start, end, 8), 0);
+    app_draw(a);
+    expect_str("status", app_status(a), "");
+    // invalid UTF-8: nothing underlined, nothing crashes; Enter says why
+    type(a, "\xFF");
+    expect_int("unknown words in invalid UTF-8", app_unknown_spans(a, start, end, 8), 0);
+    app_draw(a);
+}
+
+// ---- the sentence list ---------------------------------------------------------------
+
+static const char *const LIST_TEXT = "# class list\nthe cat sits on the mat .\nxyzzy plugh\n\ni love nlp\n";
+
+static void test_sentence_list(void **state) {
+    (void)state;
+    Error err;
+    SentenceList *list = sl_parse("class.txt", LIST_TEXT, strlen(LIST_TEXT), &err);
+    if (!list) fail_msg("sl_parse: %s", err.msg);
+    AppOptions o = {.model_path = MODEL_PATH, .sentences = list};
+    Fixture *f = fixture_new(&o);
+    App *a = f->a;
+    expect_int("index at start", app_list_index(a), 0);
+    expect_str("first sentence", app_sentence(a), "the cat sits on the mat .");
+    go_to(a, "enc.L1.self_attn.weights", 2, 0);
+    key(a, SDLK_PAGEDOWN, KMOD_NONE);  // no Ctrl: still the next layer
+    expect_stage(a, "enc.L2.self_attn.weights", 2);
+    key(a, SDLK_PAGEDOWN, KMOD_LCTRL);  // a sentence that cannot run: says why, and the next one is still there
+    expect_int("index after Ctrl+PageDown", app_list_index(a), 1);
+    expect_contains("status", app_status(a), "line 3");
+    expect_contains("status", app_status(a), "vocabulary");
+    expect_str("sentence kept", app_sentence(a), "the cat sits on the mat .");
+    app_draw(a);
+    key(a, SDLK_PAGEDOWN, KMOD_LCTRL);
+    expect_int("index", app_list_index(a), 2);
+    expect_str("third sentence", app_sentence(a), "i love nlp");
+    expect_int("step of a new sentence", app_step(a), 0);
+    key(a, SDLK_PAGEDOWN, KMOD_LCTRL);
+    expect_int("index at the end", app_list_index(a), 2);
+    expect_contains("status at the end", app_status(a), "last");
+    key(a, SDLK_LEFT, KMOD_LALT);
+    expect_int("index after Alt+←", app_list_index(a), 1);
+    key(a, SDLK_PAGEUP, KMOD_LCTRL);
+    expect_int("index after Ctrl+PageUp", app_list_index(a), 0);
+    key(a, SDLK_PAGEUP, KMOD_LCTRL);
+    expect_contains("status at the start", app_status(a), "first");
+    // while typing too: the list's keys leave the text box
+    key(a, SDLK_l, KMOD_LCTRL);
+    key(a, SDLK_RIGHT, KMOD_LALT);
+    expect_int("index after Alt+→ while typing", app_list_index(a), 1);
+    type(a, "q");
+    expect_str("typing after the list moved", app_sentence(a), "the cat sits on the mat .");
+    // the ▶ button: somewhere right of the text box on the top row
+    key(a, SDLK_PAGEUP, KMOD_LCTRL);
+    app_draw(a);
+    int y = 12 + gfx_line_height(f->g, 18) / 2 + 6, x = W / 2;
+    for (; x < W * 3 / 4 && app_list_index(a) == 0; x += 4) {
+        mouse(a, SDL_MOUSEBUTTONDOWN, x, y);
+        mouse(a, SDL_MOUSEBUTTONUP, x, y);
+        app_draw(a);
+    }
+    expect_int("index after a click on ▶", app_list_index(a), 1);
+    teardown((void **)&f);
+    sl_free(list);
+}
+
+static void test_no_sentence_list(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    key(a, SDLK_PAGEDOWN, KMOD_LCTRL);
+    expect_contains("status", app_status(a), "--sentences");
+    expect_int("index", app_list_index(a), -1);
+    expect_str("sentence", app_sentence(a), SENTENCE);
+}
+
+// ---- settings: model and decoding ----------------------------------------------------------
+
+static void test_settings_keys(void **state) {
+    Fixture *f = *state;
+    App *a = f->a;
+    go_to(a, "dec.L2.cross_attn.weights", 2, 3);
+    key(a, SDLK_d, KMOD_NONE);
+    assert_true(app_settings_open(a));
+    app_draw(a);
+    key(a, SDLK_DOWN, KMOD_NONE);   // the strategy
+    key(a, SDLK_RIGHT, KMOD_NONE);  // greedy → beam
+    expect_int("mode after →", app_decode(a)->mode, DECODE_BEAM);
+    expect_str("sentence kept", app_sentence(a), SENTENCE);
+    expect_stage(a, "dec.L2.cross_attn.weights", 2);
+    expect_int("decoding step kept", trace_step(app_trace(a), app_step(a))->dstep, 3);
+    if (trace_find(app_trace(a), "dec.beam", 0, 1) < 0) fail_msg("no dec.beam step after choosing beam search");
+    key(a, SDLK_DOWN, KMOD_NONE);   // beam width
+    key(a, SDLK_RIGHT, KMOD_NONE);
+    expect_int("beam width", app_decode(a)->beam_width, 5);
+    key(a, SDLK_LEFT, KMOD_NONE);
+    key(a, SDLK_LEFT, KMOD_NONE);
+    expect_int("beam width", app_decode(a)->beam_width, 3);
+    app_draw(a);
+    key(a, SDLK_UP, KMOD_NONE);     // the strategy again: beam → sampling
+    key(a, SDLK_RIGHT, KMOD_NONE);
+    expect_int("mode", app_decode(a)->mode, DECODE_SAMPLE);
+    key(a, SDLK_DOWN, KMOD_NONE);   // temperature
+    key(a, SDLK_LEFT, KMOD_NONE);
+    if (app_decode(a)->temperature < 0.85f || app_decode(a)->temperature > 0.95f)
+        fail_msg("temperature after ←: expected: 0.9, got: %g", (double)app_decode(a)->temperature);
+    keys(a, SDLK_DOWN, 3);          // seed
+    uint64_t seed = app_decode(a)->seed;
+    key(a, SDLK_RIGHT, KMOD_NONE);
+    expect_int("seed after →", app_decode(a)->seed, seed + 1);
+    app_draw(a);
+    // the arrows are the panel's while it is open; closed, they step again
+    int step = app_step(a);
+    key(a, SDLK_ESCAPE, KMOD_NONE);
+    assert_false(app_settings_open(a));
+    key(a, SDLK_RIGHT, KMOD_NONE);
+    expect_int("step after → with the panel closed", app_step(a), step + 1);
+    key(a, SDLK_COMMA, KMOD_LCTRL);
+    assert_true(app_settings_open(a));
+    key(a, SDLK_d, KMOD_NONE);
+    assert_false(app_settings_open(a));
+}
+
+static void test_settings_mouse(void **state) {
+    Fixture *f = *state;
+    App *a = f->a;
+    app_draw(a);
+    // the button at the top right opens the panel
+    int y = 12 + 6;
+    for (int x = W - 14; x > W / 2 && !app_settings_open(a); x -= 6) {
+        mouse(a, SDL_MOUSEBUTTONDOWN, x, y);
+        mouse(a, SDL_MOUSEBUTTONUP, x, y);
+    }
+    assert_true(app_settings_open(a));
+    app_draw(a);
+    // a click somewhere on the panel's strategy buttons changes the strategy
+    for (int yy = 60; yy < 260 && app_decode(a)->mode == DECODE_GREEDY; yy += 6)
+        for (int x = W / 2; x < W && app_decode(a)->mode == DECODE_GREEDY; x += 10) {
+            mouse(a, SDL_MOUSEBUTTONDOWN, x, yy);
+            mouse(a, SDL_MOUSEBUTTONUP, x, yy);
+            app_draw(a);
+        }
+    if (app_decode(a)->mode == DECODE_GREEDY) fail_msg("no click on the settings panel changed the strategy");
+    expect_str("sentence kept", app_sentence(a), SENTENCE);
+}
+
+static void test_set_model_and_decode(void **state) {
+    Fixture *f = *state;
+    App *a = f->a;
+    go_to(a, "enc.L1.self_attn.weights", 3, 0);
+    const Model *before = app_model(a);
+    expect_int("a missing model", app_set_model(a, "/nonexistent/model.safetensors"), -1);
+    expect_contains("status names it", app_status(a), "/nonexistent/model.safetensors");
+    assert_ptr_equal(app_model(a), before);
+    app_draw(a);
+    expect_int("the French model", app_set_model(a, TT_TEST_DATA "/../../assets/models/en-fr.safetensors"), 0);
+    expect_contains("model name", app_model(a)->name, "fr");
+    expect_str("sentence kept", app_sentence(a), SENTENCE);
+    expect_stage(a, "enc.L1.self_attn.weights", 3);
+    app_draw(a);
+    expect_int("back to the Chinese model", app_set_model(a, MODEL_PATH), 0);
+    // decoding: bad options refused, the old ones kept
+    DecodeOptions d = *app_decode(a);
+    d.top_p = 2.0f;
+    expect_int("top-p 2", app_set_decode(a, &d), -1);
+    expect_contains("status", app_status(a), "top-p");
+    d = (DecodeOptions){.mode = DECODE_TEACHER};
+    expect_int("teacher forcing without a target", app_set_decode(a, &d), -1);
+    expect_int("mode kept", app_decode(a)->mode, DECODE_GREEDY);
+    d = (DecodeOptions){.mode = DECODE_SAMPLE, .temperature = 0.7f, .top_k = 3, .seed = 42, .max_steps = 4};
+    expect_int("sampling", app_set_decode(a, &d), 0);
+    int n;
+    trace_output(app_trace(a), &n);
+    if (n > 4) fail_msg("output tokens with max_steps 4: expected: at most 4, got: %d", n);
+    app_draw(a);
+}
+
+// --target: teacher forcing in the window, shown as such, kept across a model change
+static void test_teacher_forcing_window(void **state) {
+    (void)state;
+    AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE, .target = TARGET};
+    Fixture *f = fixture_new(&o);
+    App *a = f->a;
+    expect_int("mode", app_decode(a)->mode, DECODE_TEACHER);
+    if (trace_find(app_trace(a), "dec.loss", 0, 1) < 0) fail_msg("no dec.loss step with --target");
+    int n;
+    const int *out = trace_output(app_trace(a), &n);
+    expect_int("output tokens are the target's", n, target.n);
+    for (int i = 0; i < n; i++) expect_int("output token", out[i], target.ids[i]);
+    app_draw(a);
+    DecodeOptions d = {.mode = DECODE_GREEDY};
+    expect_int("to greedy", app_set_decode(a, &d), 0);
+    d.mode = DECODE_TEACHER;
+    expect_int("back to teacher forcing", app_set_decode(a, &d), 0);
+    expect_int("another model, the target tokenized again", app_set_model(a, TT_TEST_DATA "/../../assets/models/en-zh-random.safetensors"), 0);
+    if (trace_find(app_trace(a), "dec.loss", 0, 1) < 0) fail_msg("no dec.loss step after the model change");
+    teardown((void **)&f);
+    // a target that cannot be read is an error at start
+    Gfx *g = gfx_new(W, H, font, NULL);
+    o.target = "\xFF";
+    Error err;
+    App *bad = app_new(&o, g, &err);
+    assert_null(bad);
+    expect_contains("message", err.msg, "target");
+    gfx_free(g);
+}
+
+// CSV labels with quotes and commas (RFC 4180): a model whose target vocabulary has them
+static void test_csv_quotes(void **state) {
+    Fixture *f = *state;
+    static const char *const src[] = {"<pad>", "<bos>", "<eos>", "<unk>", "the", "cat"};
+    static const char *const tgt[] = {"<pad>", "<bos>", "<eos>", "<unk>", "\"", ",", "say\"hi\"", "a,b"};
+    Error err;
+    Vocab *vs = voc_new(src, 6, &err), *vt = voc_new(tgt, 8, &err);
+    if (!vs || !vt) fail_msg("voc_new: %s", err.msg);
+    Config cfg = {.d_model = 8, .nhead = 2, .n_enc = 1, .n_dec = 1, .d_ff = 16, .eps = 1e-5f, .max_len = 8};
+    Model *m = mdl_new(&cfg, vs, vt, &err);
+    if (!m) fail_msg("mdl_new: %s", err.msg);
+    mdl_init_random(m, 3);
+    char path[256], csv[512], out[512];
+    snprintf(path, sizeof path, "%s/quotes.safetensors", f->tmp);
+    if (mdl_save(m, path, &err)) fail_msg("%s", err.msg);
+    mdl_free(m);
+    expect_int("load the model", app_set_model(f->a, path), 0);
+    DecodeOptions d = {.show_top = 8};  // every token of the vocabulary as a row of dec.top_k
+    expect_int("show_top 8", app_set_decode(f->a, &d), 0);
+    go_to(f->a, "dec.top_k", 0, 1);
+    if (app_export_view(f->a, f->tmp, 0.5f, out, sizeof out, &err)) fail_msg("%s", err.msg);
+    snprintf(csv, sizeof csv, "%s/tracer-dec.top_k-step1.csv", f->tmp);
+    char *text;
+    size_t len;
+    if (fio_read_all(csv, 1 << 20, &text, &len, &err)) fail_msg("%s", err.msg);
+    // each label starts a row: quoted, quotes inside doubled
+    static const char *const rows[] = {"\n\"\"\"\",", "\n\",\",", "\n\"say\"\"hi\"\"\",", "\n\"a,b\","};
+    for (int i = 0; i < 4; i++)
+        if (!strstr(text, rows[i])) fail_msg("CSV: expected a row starting %s, got:\n%s", rows[i] + 1, text);
+    free(text);
+}
+
 // ---- the script runner (its success is the app-script test) -----------------------------
 
 static void test_script_reports_failures(void **state) {
@@ -985,6 +1332,15 @@ int main(void) {
         cmocka_unit_test(test_bad_first_sentence),
         cmocka_unit_test_setup_teardown(test_typing_is_not_shortcuts, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_long_folder, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_suggestions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_words_underlined, setup, teardown),
+        cmocka_unit_test(test_sentence_list),
+        cmocka_unit_test_setup_teardown(test_no_sentence_list, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_settings_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_settings_mouse, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_set_model_and_decode, setup, teardown),
+        cmocka_unit_test(test_teacher_forcing_window),
+        cmocka_unit_test_setup_teardown(test_csv_quotes, setup, teardown),
         cmocka_unit_test(test_script_reports_failures),  // last: window_run ends with SDL_Quit
     };
     enum { N_BEHAVIOUR = sizeof behaviour / sizeof *behaviour };

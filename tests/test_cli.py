@@ -645,6 +645,41 @@ class TestBadModels(CliCase):
                           words=("no such file", "cannot open", "missing"), names=(path,))
 
 
+class TestSentenceList(CliCase):
+    """window --sentences FILE: the list is read before any window opens, so
+    a bad one is one line "file:line: reason" (or "file: reason"), exit 1,
+    with or without a display."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def check(self, name, content, line, words):
+        path = os.path.join(self.tmp.name, name)
+        with open(path, "wb") as f:
+            f.write(content)
+        where = f"{path}:{line}: " if line else f"{path}: "
+        self.assert_error(run("window", "--sentences", path), 1, words=words, names=(where,))
+
+    def test_invalid_utf8(self):
+        self.check("utf8.txt", b"the cat\n# fine\nthe \xff mat\n", 3, ("UTF-8",))
+
+    def test_control_character(self):
+        self.check("control.txt", b"the cat\r\nthe \x07 mat\r\n", 2, ("control",))
+
+    def test_long_line(self):
+        self.check("long.txt", b"ok\n" + b"a" * 1001 + b"\n", 2, ("at most 1000",))
+
+    def test_empty_list(self):
+        self.check("empty.txt", b"\xef\xbb\xbf# nothing here\n\n", 0, ("no sentences",))
+
+    def test_missing_file(self):
+        path = os.path.join(self.tmp.name, "nope.txt")
+        self.assert_error(run("window", "--sentences", path), 1, words=("cannot open", "no such file"), names=(path,))
+
+
 class TestCoreHasNoSDL(unittest.TestCase):
     def test_no_sdl_in_core(self):
         # C files may not include or name SDL; build files may not depend on it

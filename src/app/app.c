@@ -583,6 +583,14 @@ static void lower_copy(char *out, const char *in) {
     out[i] = '\0';
 }
 
+// Whether some word of the vocabulary starts with prefix.
+static bool starts_a_word(const Vocab *v, const char *prefix) {
+    size_t n = strlen(prefix);
+    for (int id = 0; id < voc_size(v); id++)
+        if (!strncmp(voc_token(v, id), prefix, n)) return true;
+    return false;
+}
+
 static int compare_words(const void *x, const void *y) { return strcmp(*(const char *const *)x, *(const char *const *)y); }
 
 // Works out, when stale, which words of the text box the model does not know
@@ -606,6 +614,7 @@ static void analyse_text(App *a) {
             if (!p) break;
             at = (size_t)(p - low) + strlen(tok.pieces[i]);
             if (tok.ids[i] != voc_unk(a->m->src)) continue;
+            if (a->editing && at == a->cursor && starts_a_word(a->m->src, tok.pieces[i])) continue;  // still being typed
             if (a->n_spans < MAX_SPANS) {
                 a->span_start[a->n_spans] = (int)(p - low);
                 a->span_end[a->n_spans++] = (int)at;
@@ -1304,7 +1313,7 @@ static void draw_suggestions(App *a, int tx) {
 static void row_value(const App *a, SettingsRow row, char *buf, size_t size) {
     const DecodeOptions *d = &a->decode;
     switch (row) {
-    case ROW_MODEL: snprintf(buf, size, "%s  (%s)", a->m->name, base_name(a->model_path)); break;
+    case ROW_MODEL: snprintf(buf, size, "%s   %d/%d", base_name(a->model_path), a->model_at + 1, a->n_models); break;
     case ROW_BEAM: snprintf(buf, size, "%d", d->beam_width ? d->beam_width : 4); break;
     case ROW_TEMPERATURE: snprintf(buf, size, "%.1f", (double)(d->temperature > 0 ? d->temperature : 1.0f)); break;
     case ROW_TOP_K:
