@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "fileio.h"
 #include "image.h"
@@ -128,7 +129,8 @@ static Script *script_load(const char *path, Error *err) {
         else if (script_is(cmd, "text") || script_is(cmd, "type") || script_is(cmd, "paste") || script_is(cmd, "compose") ||
                  script_is(cmd, "expect-sentence") || script_is(cmd, "expect-status-contains"))
             ok = strchr(cmd, ' ') != NULL;
-        else if (script_is(cmd, "expect-stage") || script_is(cmd, "export")) ok = *arg != '\0';
+        else if (script_is(cmd, "expect-stage") || script_is(cmd, "export") || script_is(cmd, "model")) ok = *arg != '\0';
+        else if (script_is(cmd, "decode")) ok = !strcmp(arg, "greedy") || !strcmp(arg, "beam") || !strcmp(arg, "sample");
         else if (script_is(cmd, "quit")) ok = true;
         else {
             err_set(err, "%s:%d: unknown command \"%s\"", path, no, cmd);
@@ -290,6 +292,12 @@ static bool script_step(Script *sc, App *a, SDL_Window *win, Gfx *g) {
         } else if (script_is(line, "quit")) {
             SDL_Event e = {.type = SDL_QUIT};
             SDL_PushEvent(&e);
+        } else if (script_is(line, "model")) {  // as the settings panel does; a bad file leaves its reason in the status line
+            app_set_model(a, arg);
+        } else if (script_is(line, "decode")) {
+            DecodeOptions d = *app_decode(a);
+            d.mode = !strcmp(arg, "beam") ? DECODE_BEAM : !strcmp(arg, "sample") ? DECODE_SAMPLE : DECODE_GREEDY;
+            app_set_decode(a, &d);
         } else {  // checks: on the state after the events before them, as drawn
             if (script_is(line, "expect-step")) {
                 sscanf(arg, "%d", &x);
@@ -420,10 +428,19 @@ int window_run(const AppOptions *o) {
     gfx_set_scale(g, (o->scale > 0 ? o->scale : 1.0f) * hidpi);
     SDL_Texture *tex = NULL;
     bool dirty = true;
+    const char *first_frame = getenv("TRANSFORMER_TRACER_FIRST_FRAME");
     while (!app_quit_requested(a)) {
         if (dirty) {
             app_draw(a);
             present(ren, &tex, g);
+            if (first_frame) {  // TRANSFORMER_TRACER_FIRST_FRAME: the cold-start benchmark (bench/first_frame.sh)
+                struct timespec now;
+                clock_gettime(CLOCK_REALTIME, &now);
+                printf("first-frame %lld.%09ld\n", (long long)now.tv_sec, now.tv_nsec);
+                fflush(stdout);
+                if (!strcmp(first_frame, "quit")) break;
+                first_frame = NULL;
+            }
             dirty = false;
         }
         if (sc && !script_step(sc, a, win, g)) break;
