@@ -1,0 +1,109 @@
+// Time per frame of each view in a real window at 1920×1080: the software
+// canvas drawn (app_draw), copied into a streaming texture and presented, as
+// the window does, with SDL's default renderer or its software one. Needs a
+// display (e.g. xvfb-run -s "-screen 0 1920x1080x24").
+//   build/bench/bench_window [--renderer default|software] [--reps N] [--model FILE]
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "app.h"
+#include "gfx.h"
+#include "tt_config.h"
+
+static double now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static int by_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+// As window.c presents a frame: the canvas into the texture, then to the screen.
+static void present(SDL_Renderer *r, SDL_Texture *tex, Gfx *g) {
+    SDL_Surface *s = gfx_surface(g);
+    SDL_UpdateTexture(tex, NULL, s->pixels, s->pitch);
+    SDL_RenderClear(r);
+    SDL_RenderCopy(r, tex, NULL, NULL);
+    SDL_RenderPresent(r);
+}
+
+int main(int argc, char **argv) {
+    int reps = 30;
+    const char *model = TT_SOURCE_ASSETS "/models/en-zh.safetensors", *which = "default";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--model")) model = argv[i + 1];
+        else if (!strcmp(argv[i], "--renderer")) which = argv[i + 1];
+    }
+    if (reps < 1) reps = 1;
+    if (SDL_Init(SDL_INIT_VIDEO) < 0) {
+        fprintf(stderr, "bench_window: %s (is there a display?)\n", SDL_GetError());
+        return 1;
+    }
+    SDL_Window *win = SDL_CreateWindow("bench", 0, 0, 1920, 1080, 0);
+    // no vsync: the time of the work, not of the display's refresh
+    SDL_Renderer *ren = win ? SDL_CreateRenderer(win, -1, strcmp(which, "software") ? 0 : SDL_RENDERER_SOFTWARE) : NULL;
+    if (!ren) {
+        fprintf(stderr, "bench_window: %s\n", SDL_GetError());
+        return 1;
+    }
+    SDL_RendererInfo info;
+    SDL_GetRendererInfo(ren, &info);
+    int w, h;
+    SDL_GetRendererOutputSize(ren, &w, &h);
+    Error err;
+    const char *font = gfx_find_font(&err);
+    Gfx *g = font ? gfx_new(w, h, font, &err) : NULL;
+    AppOptions o = {.model_path = model, .src = "the cat sits on the mat ."};
+    App *a = g ? app_new(&o, g, &err) : NULL;
+    SDL_Texture *tex = SDL_CreateTexture(ren, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STREAMING, w, h);
+    if (!a || !tex) {
+        fprintf(stderr, "bench_window: %s\n", a ? SDL_GetError() : err.msg);
+        return 1;
+    }
+    printf("renderer: %s (video driver %s), %d×%d\n", info.name, SDL_GetCurrentVideoDriver(), w, h);
+    static const struct { const char *stage; int head, step; } views[] = {
+        {"src.tokens", 0, 0},          {"src.embed", 0, 0},          {"src.pos_enc", 0, 0},
+        {"enc.L1.self_attn.weights", 1, 0}, {"dec.look_ahead_mask", 0, 4}, {"dec.L1.self_attn.masked_scores", 1, 4},
+        {"dec.L1.self_attn.weights", 1, 4}, {"dec.L2.cross_attn.weights", 1, 6}, {"enc.L2.norm2", 0, 0},
+        {"dec.probs", 0, 3},           {"dec.top_k", 0, 3},          {"dec.choice", 0, 6},
+    };
+    double *draw = malloc((size_t)reps * sizeof *draw), *frame = malloc((size_t)reps * sizeof *frame), worst = 0.0;
+    printf("%-34s %14s %14s\n", "view", "draw ms", "frame ms");
+    for (size_t v = 0; v < sizeof views / sizeof *views; v++) {
+        int i = trace_find(app_trace(a), views[v].stage, views[v].head, views[v].step);
+        if (i < 0) continue;
+        app_set_step(a, i);
+        app_draw(a);
+        present(ren, tex, g);  // warm: text cache, texture
+        for (int r = 0; r < reps; r++) {
+            double t0 = now_ms();
+            app_draw(a);
+            double t1 = now_ms();
+            present(ren, tex, g);
+            draw[r] = t1 - t0;
+            frame[r] = now_ms() - t0;
+        }
+        qsort(draw, (size_t)reps, sizeof *draw, by_double);
+        qsort(frame, (size_t)reps, sizeof *frame, by_double);
+        double med = frame[reps / 2];
+        if (med > worst) worst = med;
+        printf("%-34s %14.2f %14.2f\n", views[v].stage, draw[reps / 2], med);
+        printf("bench: renderer=%s view=%s draw_median_ms=%.3f frame_median_ms=%.3f\n", info.name, views[v].stage, draw[reps / 2], med);
+    }
+    printf("bench: renderer=%s slowest_frame_median_ms=%.2f\n", info.name, worst);
+    free(draw);
+    free(frame);
+    app_free(a);
+    gfx_free(g);
+    SDL_DestroyTexture(tex);
+    SDL_DestroyRenderer(ren);
+    SDL_DestroyWindow(win);
+    SDL_Quit();
+    return 0;
+}
