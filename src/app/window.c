@@ -129,7 +129,8 @@ static Script *script_load(const char *path, Error *err) {
         else if (script_is(cmd, "text") || script_is(cmd, "type") || script_is(cmd, "paste") || script_is(cmd, "compose") ||
                  script_is(cmd, "expect-sentence") || script_is(cmd, "expect-status-contains"))
             ok = strchr(cmd, ' ') != NULL;
-        else if (script_is(cmd, "expect-stage") || script_is(cmd, "export")) ok = *arg != '\0';
+        else if (script_is(cmd, "expect-stage") || script_is(cmd, "export") || script_is(cmd, "model")) ok = *arg != '\0';
+        else if (script_is(cmd, "decode")) ok = !strcmp(arg, "greedy") || !strcmp(arg, "beam") || !strcmp(arg, "sample");
         else if (script_is(cmd, "quit")) ok = true;
         else {
             err_set(err, "%s:%d: unknown command \"%s\"", path, no, cmd);
@@ -291,6 +292,12 @@ static bool script_step(Script *sc, App *a, SDL_Window *win, Gfx *g) {
         } else if (script_is(line, "quit")) {
             SDL_Event e = {.type = SDL_QUIT};
             SDL_PushEvent(&e);
+        } else if (script_is(line, "model")) {  // as the settings panel does; a bad file leaves its reason in the status line
+            app_set_model(a, arg);
+        } else if (script_is(line, "decode")) {
+            DecodeOptions d = *app_decode(a);
+            d.mode = !strcmp(arg, "beam") ? DECODE_BEAM : !strcmp(arg, "sample") ? DECODE_SAMPLE : DECODE_GREEDY;
+            app_set_decode(a, &d);
         } else {  // checks: on the state after the events before them, as drawn
             if (script_is(line, "expect-step")) {
                 sscanf(arg, "%d", &x);

@@ -18,6 +18,8 @@
 //   compose TEXT                         an input method's text being composed (SDL_TEXTEDITING)
 //   click X Y / move X Y                 left click / mouse motion, in window coordinates
 //   resize W H                           resizes the window
+//   model FILE                           loads another model (app_set_model, as the settings panel does)
+//   decode greedy|beam|sample            another decoding strategy (app_set_decode)
 //   expect-step N                        the step index (0-based, as "index" in the trace JSON)
 //   expect-stage ID / expect-head N      the step's stage id and head
 //   expect-sentence TEXT                 the sentence the trace is of
