@@ -338,26 +338,37 @@ static int utf8_char(const char *s, unsigned *cp) {
 
 static bool wide_char(unsigned cp) { return cp >= 0x2E80 && !(cp >= 0xFF61 && cp <= 0xFFDC); }
 
-// Punctuation that may not start a line.
+// Punctuation that may not start a line, and that may not end one.
 static bool closing_punct(unsigned cp) {
     return cp == 0x3001 || cp == 0x3002 || cp == 0xFF0C || cp == 0xFF0E || cp == 0xFF1A || cp == 0xFF1B || cp == 0xFF01 || cp == 0xFF1F ||
-           cp == 0x300D || cp == 0x300F || cp == 0xFF09 || cp == 0x3011 || cp == ',' || cp == '.' || cp == ';' || cp == ':' || cp == '!' ||
-           cp == '?' || cp == ')';
+           cp == 0x300D || cp == 0x300F || cp == 0xFF09 || cp == 0x3011 || cp == 0x201D || cp == ',' || cp == '.' || cp == ';' ||
+           cp == ':' || cp == '!' || cp == '?' || cp == ')';
 }
 
+static bool opening_punct(unsigned cp) { return cp == 0x300C || cp == 0x300E || cp == 0xFF08 || cp == 0x3010 || cp == 0x201C || cp == '('; }
+
 // The end of the next unbreakable unit starting at s: a word (with the spaces
-// after it), or one wide character, with any closing punctuation after either.
+// after it), or one wide character, with opening punctuation before and
+// closing punctuation after either. A no-break space glues what follows.
 static size_t wrap_unit(const char *s) {
     size_t i = 0;
     unsigned cp = 0;
-    int n = utf8_char(s, &cp);
-    if (wide_char(cp)) i = (size_t)n;
-    else
+    int n;
+    while (s[i] && (n = utf8_char(s + i, &cp), opening_punct(cp))) i += (size_t)n;
+    n = s[i] ? utf8_char(s + i, &cp) : 0;
+    if (s[i] && wide_char(cp)) i += (size_t)n;
+    else {
+        bool glued = false;
         while (s[i] && s[i] != ' ' && s[i] != '\n') {
             n = utf8_char(s + i, &cp);
-            if (wide_char(cp) && !closing_punct(cp)) break;
+            if (cp == 0xA0) glued = true;
+            else if (wide_char(cp) && !glued) {
+                if (closing_punct(cp)) i += (size_t)n;  // the word ends with its CJK punctuation
+                break;
+            }
             i += (size_t)n;
         }
+    }
     while (s[i] && s[i] != '\n') {
         n = utf8_char(s + i, &cp);
         if (!closing_punct(cp)) break;
