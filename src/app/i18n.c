@@ -34,6 +34,11 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "A\tgold alignment over cross-attention (on / off)\n"
                         "F2\tEnglish / \xE4\xB8\xAD\xE6\x96\x87\n"
                         "?\tshow / hide this help\n"
+                        "O\tlessons: the picker\n"
+                        "In a lesson: \xE2\x86\x92 / \xE2\x86\x90\tnext / previous lesson step\n"
+                        "In a lesson: 1 \xE2\x80\xA6 6, Enter\tpick a choice, reveal the answer\n"
+                        "In a lesson: Esc\texplore freely; Esc again: back to the lesson\n"
+                        "In a lesson: R\tback to the lesson's own sentence\n"
                         "Ctrl + Q\tquit",
         [S_SAVED] = "Saved %s",
         [S_TYPE_SENTENCE] = "Type an English sentence and press Enter",
@@ -145,6 +150,11 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "A\t在交叉注意力上顯示參考對齊（開／關）\n"
                         "F2\tEnglish / 中文\n"
                         "?\t顯示／隱藏說明\n"
+                        "O\t課程：選擇課程\n"
+                        "課程中：\xE2\x86\x92 / \xE2\x86\x90\t下一個／上一個課程步驟\n"
+                        "課程中：1 \xE2\x80\xA6 6、Enter\t選擇答案、揭曉答案\n"
+                        "課程中：Esc\t自由探索；再按 Esc 回到課程\n"
+                        "課程中：R\t回到課程原本的句子\n"
                         "Ctrl + Q\t結束",
         [S_SAVED] = "已儲存 %s",
         [S_TYPE_SENTENCE] = "輸入英文句子，按 Enter 執行",
