@@ -391,11 +391,13 @@ int window_run(const AppOptions *o) {
         script_free(sc);
         return 1;
     }
-    if (driver && (!strcmp(driver, "offscreen") || !strcmp(driver, "dummy"))) {
-        // nothing is shown (a script's tests): draw in software and load no GL driver
-        SDL_SetHint(SDL_HINT_RENDER_DRIVER, "software");
-        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
-    }
+    // Every pixel is drawn on the CPU canvas; a renderer would only copy it
+    // to the screen. A GPU renderer loads the GL driver first (about 300 ms
+    // before the first frame, bench/first_frame.sh), so present through the
+    // window's own framebuffer. SDL_RENDER_DRIVER=opengl in the environment
+    // still takes precedence.
+    SDL_SetHint(SDL_HINT_RENDER_DRIVER, "software");
+    SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
     SDL_SetHint(SDL_HINT_IME_SHOW_UI, "1");
     SDL_Window *win = SDL_CreateWindow("Transformer Tracer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 800,
                                        SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
