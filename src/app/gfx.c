@@ -11,6 +11,9 @@
 #include <unistd.h>
 
 #define TEXT_CACHE 2048
+// A long sentence at a large zoom renders to tens of MB: the cache keeps at
+// most this many bytes of text surfaces, so memory stays flat while typing.
+#define TEXT_CACHE_BYTES ((size_t)64 << 20)
 
 typedef struct {
     char *text;
@@ -35,6 +38,7 @@ struct Gfx {
     FontSize fonts[MAX_FONTS];
     int n_fonts;
     TextEntry cache[TEXT_CACHE];
+    size_t cache_bytes;         // pixels held by the cache's surfaces
     SDL_Rect clip;
 };
 
@@ -108,7 +112,10 @@ static void cache_clear(Gfx *g) {
         SDL_FreeSurface(g->cache[i].surface);
         memset(&g->cache[i], 0, sizeof g->cache[i]);
     }
+    g->cache_bytes = 0;
 }
+
+static size_t surface_bytes(const SDL_Surface *s) { return s ? (size_t)s->pitch * (size_t)s->h : 0; }
 
 void gfx_free(Gfx *g) {
     if (!g) return;
@@ -277,11 +284,17 @@ static SDL_Surface *render_text(Gfx *g, const char *text, int px, Color c) {
     h = (h ^ c) * 16777619u;
     TextEntry *e = &g->cache[h % TEXT_CACHE];
     if (e->text && e->px == px && e->color == c && !strcmp(e->text, text)) return e->surface;
+    g->cache_bytes -= surface_bytes(e->surface);
     free(e->text);
     SDL_FreeSurface(e->surface);
+    e->text = NULL;
+    e->surface = NULL;
     SDL_Color col = {(Uint8)(c >> 16), (Uint8)(c >> 8), (Uint8)c, (Uint8)(c >> 24)};
     char buf[1024];
-    e->surface = TTF_RenderUTF8_Blended(font_for(g, px), displayable(g, text, buf, sizeof buf), col);
+    SDL_Surface *s = TTF_RenderUTF8_Blended(font_for(g, px), displayable(g, text, buf, sizeof buf), col);
+    if (g->cache_bytes + surface_bytes(s) > TEXT_CACHE_BYTES) cache_clear(g);  // e is empty: nothing the caller holds
+    e->surface = s;
+    g->cache_bytes += surface_bytes(s);
     e->text = e->surface ? strdup(text) : NULL;
     e->px = px;
     e->color = c;
