@@ -810,6 +810,12 @@ static void test_export_view(void **state) {
     while ((c = fgetc(fp)) != EOF) lines += c == '\n';
     fclose(fp);
     expect_int("CSV lines (a header and 7 rows)", lines, 8);
+    // saving again keeps the first: the second gets a name of its own, its CSV with it
+    if (app_export_view(f->a, f->tmp, 1.0f, out, sizeof out, &err)) fail_msg("%s", err.msg);
+    snprintf(want, sizeof want, "%s/tracer-enc.L1.self_attn.weights-h3-2.png", f->tmp);
+    expect_str("exported again", out, want);
+    snprintf(csv, sizeof csv, "%s/tracer-enc.L1.self_attn.weights-h3-2.csv", f->tmp);
+    if (access(csv, F_OK)) fail_msg("%s: not written", csv);
     // a decoder step names its decoding step
     go_to(f->a, "dec.L1.cross_attn.weights", 2, 4);
     if (app_export_view(f->a, f->tmp, 0.5f, out, sizeof out, &err)) fail_msg("%s", err.msg);

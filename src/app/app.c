@@ -1,12 +1,14 @@
 #include "app.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "image.h"
@@ -19,7 +21,7 @@
 #define MAX_SUGGEST 8       // words offered under the text box
 
 // The settings panel's rows (only those that apply to the strategy are shown).
-typedef enum { ROW_MODEL, ROW_STRATEGY, ROW_BEAM, ROW_TEMPERATURE, ROW_TOP_K, ROW_TOP_P, ROW_SEED, ROW_MAX_STEPS, ROW_COUNT } SettingsRow;
+typedef enum { ROW_MODEL, ROW_STRATEGY, ROW_BEAM, ROW_TEMPERATURE, ROW_TOP_K, ROW_TOP_P, ROW_SEED, ROW_MAX_STEPS, ROW_EXPORT_SCALE, ROW_COUNT } SettingsRow;
 
 // A clickable part of the settings panel: a row's − or + (delta), or a strategy (choice ≥ 0).
 typedef struct {
@@ -75,6 +77,7 @@ struct App {
     SDL_Rect settings_button, settings_box;
     LessonMode *lesson;         // lessons and the picker, or NULL without a lessons folder
     bool teacher_shown;         // the trace on show is teacher forcing set by a lesson
+    int export_scale;           // Ctrl+S writes the view at this many pixels per design pixel (settings)
     Hit hits[48];
     int n_hits;
 };
@@ -236,6 +239,7 @@ App *app_new(const AppOptions *o, Gfx *g, Error *err) {
     a->cmap = o->cmap;
     a->lang = o->lang;
     a->speed_ms = 700;
+    a->export_scale = 2;
     a->hover_row = a->hover_col = -1;
     a->suggest_sel = -1;
     a->list = o->sentences;
@@ -810,6 +814,21 @@ static int write_csv(const Step *s, const char *path, Error *err) {
     return fio_atomic_commit(&af, err);
 }
 
+// base + ext, or base-2 + ext, base-3 + ext…: a name no earlier export has,
+// so that saving again never overwrites a picture already on a slide.
+static void free_name(const char *base, const char *ext, char *out, size_t size) {
+    snprintf(out, size, "%s%s", base, ext);
+    for (int i = 2; i < 10000 && access(out, F_OK) == 0; i++) snprintf(out, size, "%s-%d%s", base, i, ext);
+}
+
+// The absolute form of a file just written, for the status line.
+static const char *shown_path(const char *path, char *out, size_t size) {
+    char cwd[PATH_MAX];
+    if (path[0] != '/' && getcwd(cwd, sizeof cwd)) snprintf(out, size, "%s/%s", cwd, path[0] == '.' && path[1] == '/' ? path + 2 : path);
+    else snprintf(out, size, "%s", path);
+    return out;
+}
+
 int app_export_view(App *a, const char *dir, float scale, char *out, size_t size, Error *err) {
     const Step *s = trace_step(a->t, a->step);
     char id[128], base[512];
@@ -820,8 +839,9 @@ int app_export_view(App *a, const char *dir, float scale, char *out, size_t size
     if ((size_t)snprintf(base, sizeof base, "%s/tracer-%s%s", dir, id, suffix) >= sizeof base)
         return err_set(err, "%s: the folder's name is too long", dir);
     char png[600], csv[600];
-    snprintf(png, sizeof png, "%s.png", base);
-    snprintf(csv, sizeof csv, "%s.csv", base);
+    free_name(base, ".png", png, sizeof png);
+    // the numbers beside the picture, under the same name
+    snprintf(csv, sizeof csv, "%.*s.csv", (int)(strlen(png) - 4), png);
     Error ferr;
     const char *font = gfx_find_font(&ferr);
     if (!font) return err_set(err, "%s", ferr.msg);
@@ -846,6 +866,7 @@ static int settings_rows(const App *a, SettingsRow *rows) {
         rows[n++] = ROW_SEED;
     }
     if (a->decode.mode != DECODE_TEACHER) rows[n++] = ROW_MAX_STEPS;  // teacher forcing runs the target's length
+    rows[n++] = ROW_EXPORT_SCALE;
     return n;
 }
 
@@ -886,6 +907,7 @@ static void settings_change(App *a, SettingsRow row, int delta) {
         d.seed += (uint64_t)(int64_t)delta;
         break;
     case ROW_MAX_STEPS: d.max_steps = clamp_int((d.max_steps ? d.max_steps : a->m->cfg.max_len) + delta, 1, a->m->cfg.max_len); break;
+    case ROW_EXPORT_SCALE: a->export_scale = clamp_int(a->export_scale + delta, 1, 4); return;
     default: return;
     }
     app_set_decode(a, &d);
@@ -1008,15 +1030,15 @@ static bool key_down(App *a, const SDL_KeyboardEvent *k) {
     case SDLK_s:
         if (ctrl) {
             Error err;
-            char path[700];
+            char path[700], shown[PATH_MAX + 720];
             if (shift) {
-                snprintf(path, sizeof path, "./tracer-window.png");
+                free_name("./tracer-window", ".png", path, sizeof path);
                 if (img_save_png(path, gfx_surface(a->g), &err)) set_status(a, "%s", err.msg);
-                else set_status(a, i18n(a->lang, S_SAVED), path);
-            } else if (app_export_view(a, ".", 2.0f, path, sizeof path, &err)) {
+                else set_status(a, i18n(a->lang, S_SAVED), shown_path(path, shown, sizeof shown));
+            } else if (app_export_view(a, ".", (float)a->export_scale, path, sizeof path, &err)) {
                 set_status(a, "%s", err.msg);
             } else {
-                set_status(a, i18n(a->lang, S_SAVED), path);
+                set_status(a, i18n(a->lang, S_SAVED), shown_path(path, shown, sizeof shown));
             }
         }
         return ctrl;
@@ -1326,6 +1348,7 @@ static void row_value(const App *a, SettingsRow row, char *buf, size_t size) {
         if (d->max_steps) snprintf(buf, size, "%d", d->max_steps);
         else snprintf(buf, size, i18n(a->lang, S_MODEL_MAX), a->m->cfg.max_len);
         break;
+    case ROW_EXPORT_SCALE: snprintf(buf, size, "%d\xC3\x97", a->export_scale); break;  // 2×
     default: buf[0] = '\0';
     }
 }
@@ -1343,7 +1366,7 @@ static void draw_settings(App *a) {
     Gfx *g = a->g;
     int W = gfx_width(g), px = gfx_px(g, 18), small = gfx_px(g, 15), lh = gfx_line_height(g, px), pad = gfx_px(g, 12);
     int row_h = lh + pad / 2 + gfx_px(g, 4);
-    static const StringId labels[ROW_COUNT] = {S_MODEL, S_DECODING, S_BEAM_WIDTH, S_TEMPERATURE, S_TOP_K, S_TOP_P, S_SEED, S_MAX_STEPS};
+    static const StringId labels[ROW_COUNT] = {S_MODEL, S_DECODING, S_BEAM_WIDTH, S_TEMPERATURE, S_TOP_K, S_TOP_P, S_SEED, S_MAX_STEPS, S_EXPORT_SCALE};
     SettingsRow rows[ROW_COUNT];
     int n = settings_rows(a, rows), label_w = 0;
     for (int i = 0; i < n; i++) {

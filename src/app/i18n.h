@@ -72,6 +72,7 @@ typedef enum {
     S_MODEL_LOADED,     // "Model: %s"
     S_DECODE_FAILED,    // "Could not run with these settings: %s"
     S_TARGET,           // "target: %s"
+    S_EXPORT_SCALE,     // the settings row: Ctrl+S's pixel density
     // lessons (lessonmode.c)
     S_L_OPENED,
     S_L_STEP,
