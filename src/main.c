@@ -326,7 +326,14 @@ static int tokenize(const Vocab *v, const char *what, const char *text, int max_
             fprintf(stderr, "transformer-tracer: %s: %d word%s not in the vocabulary, read as <unk>:", what,
                     tok->n_unknown, tok->n_unknown > 1 ? "s" : "");
         for (int i = 0; i < tok->n; i++)
-            if (tok->ids[i] == voc_unk(v)) fprintf(stderr, " \"%s\"", tok->pieces[i]);
+            if (tok->ids[i] == voc_unk(v)) {
+                // a pasted paragraph can be one "word": quote its first 40 bytes, cut between characters
+                const char *p = tok->pieces[i];
+                int n = (int)strlen(p);
+                if (n > 40)
+                    for (n = 40; n > 0 && ((unsigned char)p[n] & 0xC0) == 0x80; n--) {}
+                fprintf(stderr, " \"%.*s%s\"", n, p, p[n] ? "…" : "");
+            }
         fputc('\n', stderr);
     }
     if (all_unknown) {
