@@ -37,6 +37,8 @@ struct Gfx {
     size_t font_size;
     FontSize fonts[MAX_FONTS];
     int n_fonts;
+    bool one_face;              // gfx_one_face: sizes share one font object
+    int one_face_px;            // the size it is set to
     TextEntry cache[TEXT_CACHE];
     size_t cache_bytes;         // pixels held by the cache's surfaces
     SDL_Rect clip;
@@ -229,6 +231,10 @@ static TTF_Font *open_size(Gfx *g, int px) {
 
 static TTF_Font *font_for(Gfx *g, int px) {
     if (px < 4) px = 4;
+    if (g->one_face) {  // one object, resized: no second parse of the font's tables
+        if (g->one_face_px != px && TTF_SetFontSize(g->fonts[0].font, px) == 0) g->one_face_px = px;
+        return g->fonts[0].font;
+    }
     for (int i = 0; i < g->n_fonts; i++)
         if (g->fonts[i].px == px) return g->fonts[i].font;
     TTF_Font *f = open_size(g, px);
@@ -428,4 +434,11 @@ int gfx_text_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c
         }
     }
     return y - top;
+}
+
+void gfx_one_face(Gfx *g) {
+    for (int i = 1; i < g->n_fonts; i++) TTF_CloseFont(g->fonts[i].font);
+    g->n_fonts = 1;
+    g->one_face = true;
+    g->one_face_px = g->fonts[0].px;
 }

@@ -56,6 +56,10 @@ int gfx_text_width(Gfx *g, const char *utf8, int px);
 int gfx_line_height(Gfx *g, int px);
 // Draws text fitted into width w: cut with "…" when too long. Returns the width drawn.
 int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align);
+// For a canvas drawn once (an export): every text size uses one font object,
+// resized, instead of one object per size. Opening the CJK collection for a
+// size costs milliseconds; a window that redraws keeps its glyphs per size.
+void gfx_one_face(Gfx *g);
 // Draws text wrapped into lines of width w: at spaces, and between CJK
 // characters (not before closing punctuation); "\n" starts a paragraph.
 // Returns the height used. With draw false it only measures.
