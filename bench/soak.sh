@@ -13,7 +13,7 @@ seed=${3:-1}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-python3 bench/soak_script.py . "$actions" "$seed" >"$work/soak.txt" || exit 1
+python3 bench/soak_script.py "$(pwd)" "$actions" "$seed" >"$work/soak.txt" || exit 1
 echo "soak: $actions actions ($(grep -vc '^#' "$work/soak.txt") script lines), seed $seed, $build/transformer-tracer"
 start=$SECONDS
 # in the scratch folder: exports (Ctrl+S) and nothing else land there
