@@ -366,9 +366,16 @@ static bool closing_punct(unsigned cp) {
 
 static bool opening_punct(unsigned cp) { return cp == 0x300C || cp == 0x300E || cp == 0xFF08 || cp == 0x3010 || cp == 0x201C || cp == '('; }
 
+// Signs that join the two sides of a formula: "7 × 16" and "a = b" are not
+// broken around them.
+static bool joining_sign(unsigned cp) {
+    return cp == 0xD7 || cp == '=' || cp == '+' || cp == 0x2212 || cp == 0x2192 || cp == 0x2248 || cp == 0x2264 || cp == 0x2265;
+}
+
 // The end of the next unbreakable unit starting at s: a word (with the spaces
 // after it), or one wide character, with opening punctuation before and
-// closing punctuation after either. A no-break space glues what follows.
+// closing punctuation after either. A no-break space ties the next unit to
+// this one, and so does a joining sign standing alone between spaces.
 static size_t wrap_unit(const char *s) {
     size_t i = 0;
     unsigned cp = 0;
@@ -376,24 +383,28 @@ static size_t wrap_unit(const char *s) {
     while (s[i] && (n = utf8_char(s + i, &cp), opening_punct(cp))) i += (size_t)n;
     n = s[i] ? utf8_char(s + i, &cp) : 0;
     if (s[i] && wide_char(cp)) i += (size_t)n;
-    else {
-        bool glued = false;
+    else
         while (s[i] && s[i] != ' ' && s[i] != '\n') {
             n = utf8_char(s + i, &cp);
-            if (cp == 0xA0) glued = true;
-            else if (wide_char(cp) && !glued) {
+            if (cp == 0xA0) return i + (size_t)n + (s[i + (size_t)n] && s[i + (size_t)n] != '\n' ? wrap_unit(s + i + (size_t)n) : 0);
+            if (wide_char(cp)) {
                 if (closing_punct(cp)) i += (size_t)n;  // the word ends with its CJK punctuation
                 break;
             }
             i += (size_t)n;
         }
-    }
     while (s[i] && s[i] != '\n') {
         n = utf8_char(s + i, &cp);
         if (!closing_punct(cp)) break;
         i += (size_t)n;
     }
     while (s[i] == ' ') i++;
+    // "x × y": the sign and what follows it stay with this unit
+    if (s[i] && (n = utf8_char(s + i, &cp), joining_sign(cp)) && s[i + (size_t)n] == ' ') {
+        size_t j = i + (size_t)n;
+        while (s[j] == ' ') j++;
+        if (s[j] && s[j] != '\n') return j + wrap_unit(s + j);
+    }
     return i ? i : 1;
 }
 

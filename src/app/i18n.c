@@ -1,5 +1,8 @@
 #include "i18n.h"
 
+#include <stddef.h>
+#include <string.h>
+
 static const char *const strings[LANG_COUNT][S_COUNT] = {
     [LANG_EN] = {
         [S_STEP] = "Step %d of %d",
@@ -117,6 +120,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_L_STEPS] = "%d steps",
         [S_L_BROKEN] = "has problems (see transformer-tracer lint)",
         [S_L_NONE] = "No lessons in %s",
+        [S_L_SHAPE_HIDDEN] = "shown with the answer",
     },
     [LANG_ZH_TW] = {
         [S_STEP] = "第 %d 步，共 %d 步",
@@ -234,6 +238,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_L_STEPS] = "%d 步",
         [S_L_BROKEN] = "有問題（請用 transformer-tracer lint 檢查）",
         [S_L_NONE] = "%s 裡沒有課程",
+        [S_L_SHAPE_HIDDEN] = "揭曉答案時顯示",
     },
 };
 
@@ -243,3 +248,32 @@ const char *i18n(Lang lang, StringId id) {
 }
 
 const char *i18n_lang_name(Lang lang) { return lang == LANG_ZH_TW ? "繁體中文" : "English"; }
+
+// The formulas with words in them; the others are mathematics alone.
+static const char *const formulas[][2] = {
+    {"token ids of the source", "來源句的詞元編號"},
+    {"token ids of the source, then <pad> up to the batch's length", "來源句的詞元編號，再補 <pad> 到批次的長度"},
+    {"P[j] = 0 for a token, \xE2\x88\x92\xE2\x88\x9E for <pad>", "P[j] = 0（詞元）、\xE2\x88\x92\xE2\x88\x9E（<pad>）"},
+    {"memory = LayerNorm(encoder stack output)", "memory = LayerNorm(編碼器堆疊的輸出)"},
+    {"decoder input: <bos> + tokens so far (shifted right)", "解碼器輸入：<bos> + 目前為止的詞元（右移一位）"},
+    {"M[i][j] = 0 if j \xE2\x89\xA4 i, \xE2\x88\x92\xE2\x88\x9E if j > i", "M[i][j] = 0（j \xE2\x89\xA4 i）、\xE2\x88\x92\xE2\x88\x9E（j > i）"},
+    {"Q_h\xC2\xB7K_h\xE1\xB5\x80 / \xE2\x88\x9A" "d_k + M  (M = \xE2\x88\x92\xE2\x88\x9E above the diagonal)",
+     "Q_h\xC2\xB7K_h\xE1\xB5\x80 / \xE2\x88\x9A" "d_k + M（對角線以上 M = \xE2\x88\x92\xE2\x88\x9E）"},
+    {"Q_h\xC2\xB7K_h\xE1\xB5\x80 / \xE2\x88\x9A" "d_k + P  (P = \xE2\x88\x92\xE2\x88\x9E in the <pad> columns)",
+     "Q_h\xC2\xB7K_h\xE1\xB5\x80 / \xE2\x88\x9A" "d_k + P（<pad> 欄裡 P = \xE2\x88\x92\xE2\x88\x9E）"},
+    {"LayerNorm(decoder stack output)", "LayerNorm(解碼器堆疊的輸出)"},
+    {"P(next token) = softmax(logits)", "P(下一個詞元) = softmax(logits)"},
+    {"the k most likely next tokens", "最可能的 k 個下一個詞元"},
+    {"softmax(logits / T), keep top-k and top-p, renormalise", "softmax(logits / T)，只留 top-k 與 top-p，再正規化"},
+    {"next token = argmax P", "下一個詞元 = argmax P"},
+    {"next token drawn from the filtered distribution", "下一個詞元從篩選後的分布中抽出"},
+    {"score = \xCE\xA3 log P(token); keep the best k", "分數 = \xCE\xA3 log P(詞元)；保留最好的 k 個"},
+    {"the output sentence", "輸出的句子"},
+};
+
+const char *i18n_formula(Lang lang, const char *formula) {
+    if (lang != LANG_ZH_TW || !formula) return formula;
+    for (size_t i = 0; i < sizeof formulas / sizeof formulas[0]; i++)
+        if (!strcmp(formulas[i][0], formula)) return formulas[i][1];
+    return formula;
+}

@@ -94,10 +94,14 @@ typedef enum {
     S_L_STEPS,
     S_L_BROKEN,
     S_L_NONE,
+    S_L_SHAPE_HIDDEN,   // the page's shape line while a lesson's question is open
     S_COUNT
 } StringId;
 
 const char *i18n(Lang lang, StringId id);
 const char *i18n_lang_name(Lang lang);
+// A step's formula line (from the trace, in English) in lang: the words
+// translated, the mathematics as it is.
+const char *i18n_formula(Lang lang, const char *formula);
 
 #endif

@@ -120,7 +120,8 @@ static void apply(LessonMode *lm, App *a) {
     }
     const LesStep *s = &l->steps[lm->step];
     int idx = les_bind(l, lm->step, app_trace(a), lm->why, sizeof lm->why);
-    ViewOptions v = {.heads_grid = s->grid, .lines = s->lines, .no_side_by_side = s->alone, .no_gold = s->no_gold};
+    ViewOptions v = {.heads_grid = s->grid, .lines = s->lines, .no_side_by_side = s->alone, .no_gold = s->no_gold,
+                     .hide_shape = s->ask[LES_EN] != NULL};
     for (int i = 0; i < s->n_cells && v.n_highlight < 16; i++) {
         v.highlight[v.n_highlight].row = s->cells[i].row;
         v.highlight[v.n_highlight++].col = s->cells[i].col;
@@ -251,8 +252,13 @@ static void next(LessonMode *lm, App *a, int delta) {
     lm_go(lm, a, to);
 }
 
-static void reveal(LessonMode *lm) {
-    if (lm->l->steps[lm->step].ask[LES_EN]) lm->revealed = !lm->revealed;
+// Shows or hides the answer, and with it the shape line the question may be about.
+static void reveal(LessonMode *lm, App *a) {
+    if (!lm->l->steps[lm->step].ask[LES_EN]) return;
+    lm->revealed = !lm->revealed;
+    ViewOptions v = *app_view(a);
+    v.hide_shape = !lm->revealed;
+    app_set_view(a, &v);
 }
 
 bool lm_event(LessonMode *lm, App *a, const SDL_Event *e) {
@@ -283,7 +289,7 @@ bool lm_event(LessonMode *lm, App *a, const SDL_Event *e) {
         case SDLK_LEFT: case SDLK_PAGEUP: case SDLK_BACKSPACE: next(lm, a, -1); return true;
         case SDLK_HOME: lm_go(lm, a, 0); return true;
         case SDLK_END: lm_go(lm, a, lm->l->n_steps - 1); return true;
-        case SDLK_RETURN: case SDLK_KP_ENTER: reveal(lm); return true;
+        case SDLK_RETURN: case SDLK_KP_ENTER: reveal(lm, a); return true;
         case SDLK_ESCAPE:
             lm->exploring = true;
             app_show_status(a, i18n(app_lang(a), S_L_EXPLORING), lm->step + 1);
@@ -307,7 +313,7 @@ bool lm_event(LessonMode *lm, App *a, const SDL_Event *e) {
         int x = e->button.x, y = e->button.y;
         if (in_rect(lm->prev_btn, x, y)) next(lm, a, -1);
         else if (in_rect(lm->next_btn, x, y)) next(lm, a, 1);
-        else if (in_rect(lm->reveal_btn, x, y)) reveal(lm);
+        else if (in_rect(lm->reveal_btn, x, y)) reveal(lm, a);
         else {
             for (int i = 0; i < lm->l->steps[lm->step].n_choices; i++)
                 if (in_rect(lm->choice_r[i], x, y) && !lm->revealed) {

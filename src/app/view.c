@@ -141,8 +141,21 @@ static HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const 
     return L;
 }
 
-static void draw_colorbar(Gfx *g, const HeatLayout *L, const ViewState *vs) {
+static void draw_colorbar(Gfx *g, const HeatLayout *L, const ViewState *vs, const Step *s) {
     const Theme *t = vs->theme;
+    if (!strcmp(s->name, "dec.look_ahead_mask") || !strcmp(s->name, "src.padding_mask")) {
+        // a mask holds only 0 and −∞: two swatches say so, a colour scale would not
+        int lh = gfx_line_height(g, L->small_px), x = L->bar.x + L->bar.w + gfx_px(g, 4);
+        SDL_Rect zero = {L->bar.x, L->bar.y, L->bar.w, L->bar.w}, minus = {L->bar.x, L->bar.y + L->bar.w + lh, L->bar.w, L->bar.w};
+        gfx_fill(g, zero, cmap_color(vs->cmap, 0.0f));
+        gfx_fill(g, minus, t->masked);
+        gfx_hatch(g, minus, gfx_px(g, 7), t->panel_edge);
+        gfx_frame(g, zero, 1, t->panel_edge);
+        gfx_frame(g, minus, 1, t->panel_edge);
+        gfx_text(g, x, zero.y + (zero.h - lh) / 2, "0", L->small_px, t->text_dim, GFX_LEFT);
+        gfx_text(g, x, minus.y + (minus.h - lh) / 2, "\xE2\x88\x92\xE2\x88\x9E", L->small_px, t->text_dim, GFX_LEFT);  // −∞
+        return;
+    }
     for (int y = 0; y < L->bar.h; y++) {
         float u = 1.0f - (float)y / (float)(L->bar.h > 1 ? L->bar.h - 1 : 1);
         gfx_fill(g, (SDL_Rect){L->bar.x, L->bar.y + y, L->bar.w, 1}, cmap_color(vs->cmap, u));
@@ -243,7 +256,9 @@ static void heatmap(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, c
     if (vs->hover_row >= 0 && vs->hover_row < s->rows && vs->hover_col >= 0 && vs->hover_col < s->cols)
         gfx_frame(g, (SDL_Rect){L.grid.x + vs->hover_col * L.cell_w, L.grid.y + vs->hover_row * L.cell_h, L.cell_w, L.cell_h},
                   gfx_px(g, 2), t->hover);
-    for (int k = 0; k < vs->opt.n_highlight; k++) {  // a lesson's cells: a whole row, a column or one cell
+    // a lesson's cells (a whole row, a column or one cell), in its own head's panel only
+    bool own_panel = !vs->opt.heads_grid || s->head == trace_step(vs->trace, vs->step)->head;
+    for (int k = 0; own_panel && k < vs->opt.n_highlight; k++) {
         int r = vs->opt.highlight[k].row - 1, c = vs->opt.highlight[k].col - 1;
         if (r >= s->rows || c >= s->cols) continue;
         SDL_Rect box = {L.grid.x + (c < 0 ? 0 : c * L.cell_w), L.grid.y + (r < 0 ? 0 : r * L.cell_h), c < 0 ? L.grid.w : L.cell_w,
@@ -272,7 +287,7 @@ static void heatmap(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, c
         draw_ring(g, cx, cy, radius, width + edge, under);
         draw_ring(g, cx, cy, radius, width, t->gold);
     }
-    draw_colorbar(g, &L, vs);
+    draw_colorbar(g, &L, vs, s);
     if (L.norms.w > 0) {  // per-token vector length: how large each row is
         float mx = 0.0f, norm[256];
         int rows = s->rows < 256 ? s->rows : 256;
@@ -328,7 +343,21 @@ typedef struct {
 } Bar;
 
 // Horizontal bars, full length at the value full.
-static void draw_bars(Gfx *g, SDL_Rect area, const ViewState *vs, const Bar *bars, int n, const char *fmt, float full) {
+// Whether a lesson outlines row r (from 0) of the step: a cell of it, or all of it.
+static bool row_highlighted(const ViewState *vs, int r) {
+    for (int k = 0; k < vs->opt.n_highlight; k++)
+        if (vs->opt.highlight[k].row == r + 1) return true;
+    return false;
+}
+
+// A lesson's outline around a row of bars or of a table.
+static void outline_row(Gfx *g, const ViewState *vs, SDL_Rect r) {
+    int m = gfx_px(g, 2);
+    gfx_frame(g, (SDL_Rect){r.x - m, r.y - m, r.w + 2 * m, r.h + 2 * m}, gfx_px(g, 3), vs->theme->chosen);
+}
+
+// rows_are_steps: bar i is row i of the step, so a lesson can outline it.
+static void draw_bars(Gfx *g, SDL_Rect area, const ViewState *vs, const Bar *bars, int n, const char *fmt, float full, bool rows_are_steps) {
     const Theme *t = vs->theme;
     int px = vs->font_px, lh = gfx_line_height(g, px), pad = gfx_px(g, 6);
     int label_w = 0;
@@ -347,6 +376,7 @@ static void draw_bars(Gfx *g, SDL_Rect area, const ViewState *vs, const Bar *bar
         snprintf(buf, sizeof buf, fmt, (double)bars[i].value);
         gfx_text(g, bar_x + w + pad, y + pad / 2, buf, px, t->text_dim, GFX_LEFT);
         if (bars[i].mark) gfx_text(g, bar_x + w + gfx_px(g, 80), y + pad / 2, "\xE2\x97\x80", px, t->chosen, GFX_LEFT);  // ◀
+        if (rows_are_steps && row_highlighted(vs, i)) outline_row(g, vs, (SDL_Rect){area.x, y, bar_x + bar_w + gfx_px(g, 100) - area.x, row_h});
     }
 }
 
@@ -370,7 +400,7 @@ static void draw_probs(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s
         used[best] = true;
         bars[n] = (Bar){voc_token(vs->model->tgt, best), p[best], best == chosen};
     }
-    draw_bars(g, area, vs, bars, n, "%.3f", 1.0f);
+    draw_bars(g, area, vs, bars, n, "%.3f", 1.0f, false);
 }
 
 static void draw_top_k(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
@@ -378,7 +408,7 @@ static void draw_top_k(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s
     int chosen = chosen_at(vs->trace, s->dstep), n = s->rows < 64 ? s->rows : 64;
     const char *chosen_tok = chosen >= 0 ? voc_token(vs->model->tgt, chosen) : NULL;
     for (int i = 0; i < n; i++) bars[i] = (Bar){s->row_labels[i], s->data[i], chosen_tok && !strcmp(chosen_tok, s->row_labels[i])};
-    draw_bars(g, area, vs, bars, n, "%.3f", 1.0f);
+    draw_bars(g, area, vs, bars, n, "%.3f", 1.0f, true);
 }
 
 // The output so far, the new token marked.
@@ -474,6 +504,7 @@ static void draw_beam_table(Gfx *g, SDL_Rect area, const ViewState *vs, const St
         snprintf(buf, sizeof buf, "%.3f", (double)s->data[r * s->cols + 1]);
         gfx_text(g, score_x + num_w, y, buf, px, c, GFX_RIGHT);
         gfx_text(g, flag_x, y, i18n(vs->lang, kept ? S_V_BEAM_KEPT : S_V_BEAM_PRUNED), px, c, GFX_LEFT);
+        if (row_highlighted(vs, r)) outline_row(g, vs, (SDL_Rect){area.x, y, area.w, lh});
     }
 }
 
@@ -668,7 +699,7 @@ static void draw_loss(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s)
     float mx = 1e-6f;
     for (int i = 0; i < n; i++) mx = fmaxf(mx, s->data[i]);
     for (int i = 0; i < n; i++) bars[i] = (Bar){s->row_labels[i], s->data[i], false};
-    draw_bars(g, area, vs, bars, n, "%.3f", mx);  // lengths relative to the largest loss, numbers as they are
+    draw_bars(g, area, vs, bars, n, "%.3f", mx, true);  // lengths relative to the largest loss, numbers as they are
 }
 
 // ---- line view: attention as lines between tokens, as BertViz draws it ----

@@ -18,6 +18,7 @@ typedef struct {
     bool heads_grid;        // g: attention weights of every head of the layer, and their average
     bool lines;             // v: attention weights as lines between the tokens
     bool no_gold;           // a: hide the gold alignment over cross-attention
+    bool hide_shape;        // lessons: a question is open, and the page's shape line would answer it
     int n_highlight;        // lessons: cells outlined in heatmaps
     struct {
         int row, col;       // from 1; 0 = the whole row or column

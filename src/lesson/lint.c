@@ -37,6 +37,13 @@ static void check_view(const LesStep *ls, const Step *s, const char *path, LesPr
         les_problem(pr, "%s:%d: view alone is for decoder self-attention stages", path, vline);
     if (ls->lines && !strstr(ls->stage, "cross_attn") && !strstr(ls->stage, "self_attn"))
         les_problem(pr, "%s:%d: view lines is for attention stages", path, vline);
+    // the window outlines cells of heatmaps, and rows of the top-k bars, the beam table and the loss
+    static const char *const no_cells[] = {"tokens", "probs", "choice"};
+    for (size_t k = 0; ls->n_cells && k < sizeof no_cells / sizeof no_cells[0]; k++)
+        if (!strcmp(s->kind, no_cells[k]) && !(!strcmp(s->kind, "probs") && s->rows > 1)) {
+            les_problem(pr, "%s:%d: highlight has no effect on %s, which is not drawn as a heatmap", path, ls->highlight_line, ls->stage);
+            return;
+        }
     for (int c = 0; c < ls->n_cells; c++) {
         const LesCell *cell = &ls->cells[c];
         if (cell->row > s->rows || cell->col > s->cols) {
