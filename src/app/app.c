@@ -1537,7 +1537,10 @@ void app_draw(App *a) {
 
     // the status line
     char status[1100];
-    snprintf(status, sizeof status, "%s%s", a->playing ? "\xE2\x96\xB6 " : "", a->status);  // ▶
+    const char *said = a->status;
+    char lesson[600];
+    if (!*said && a->lesson) said = lm_status(a->lesson, a->lang, lesson, sizeof lesson);  // where the lesson is, when nothing else is said
+    snprintf(status, sizeof status, "%s%s", a->playing ? "\xE2\x96\xB6 " : "", said);  // ▶
     gfx_text_fit(g, pad, H - status_h - pad / 2, W - 2 * pad, status, px, th->text_dim, GFX_LEFT);
     draw_suggestions(a, tx);
     draw_settings(a);

@@ -74,7 +74,6 @@ typedef enum {
     S_TARGET,           // "target: %s"
     S_EXPORT_SCALE,     // the settings row: Ctrl+S's pixel density
     // lessons (lessonmode.c)
-    S_L_OPENED,
     S_L_STEP,
     S_L_FIRST,
     S_L_LAST,

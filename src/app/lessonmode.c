@@ -128,6 +128,7 @@ static void apply(LessonMode *lm, App *a) {
     }
     app_set_view(a, &v);
     app_set_step(a, idx >= 0 ? idx : 0);
+    app_show_status(a, "%s", "");  // the status line then says where the lesson is, in the window's language
     snprintf(lm->shown, sizeof lm->shown, "%s", app_sentence(a));
 }
 
@@ -150,7 +151,6 @@ int lm_open(LessonMode *lm, App *a, const char *path) {
     if (lm->l && !lm->problems.n) {
         lm->step = 0;
         apply(lm, a);
-        app_show_status(a, i18n(app_lang(a), S_L_OPENED), lm->l->title[app_lang(a) == LANG_ZH_TW ? LES_ZH : LES_EN]);
         return 0;
     }
     // it does not run: say why, and explore its sentence if it has a usable one
@@ -162,6 +162,16 @@ int lm_open(LessonMode *lm, App *a, const char *path) {
     }
     app_show_status(a, "%s", lm->problems.n ? lm->problems.msgs[0] : "");
     return -1;
+}
+
+const char *lm_status(const LessonMode *lm, Lang lang, char *buf, size_t size) {
+    buf[0] = '\0';
+    if (!lm->l || lm->problems.n) return buf;
+    char step[64];
+    snprintf(step, sizeof step, i18n(lang, S_L_STEP), lm->step + 1, lm->l->n_steps);
+    if (lm->exploring) snprintf(buf, size, i18n(lang, S_L_EXPLORING), lm->step + 1);
+    else snprintf(buf, size, "%s \xC2\xB7 %s", lm->l->title[lang == LANG_ZH_TW ? LES_ZH : LES_EN], step);  // ·
+    return buf;
 }
 
 // ---- the picker ----

@@ -38,6 +38,10 @@ void lm_draw_panel(LessonMode *lm, Gfx *g, SDL_Rect area, const Theme *th, Lang 
 // The picker, over the whole window, when open.
 void lm_draw_picker(LessonMode *lm, Gfx *g, const Theme *th, Lang lang);
 
+// What the status line says when nothing else is to be said: the lesson and
+// its step, or that the lesson waits while the user explores. Returns buf.
+const char *lm_status(const LessonMode *lm, Lang lang, char *buf, size_t size);
+
 // For tests and scripts.
 bool lm_running(const LessonMode *lm);      // a lesson is open and shown (not exploring)
 int lm_step(const LessonMode *lm);
