@@ -79,7 +79,7 @@ for path in sorted(glob.glob("assets/vocab/*.txt") + glob.glob("assets/corpus/*/
 for path in sorted(glob.glob("assets/corpus/*/*.tsv")):
     lines = open(path, "rb").read().split(b"\n")
     name = path.replace("/", "_")
-    put("corpus", name, b"\n".join(lines[:300]) + b"\n")   # a slice: small inputs fuzz faster
+    put("corpus", name, b"\n".join(lines[:40]) + b"\n")   # a slice: small inputs fuzz faster
     for i, line in enumerate(lines[:40]):
         for side, text in enumerate(line.split(b"\t")[:2]):
             put("tokenize", f"{name}.{i}.{side}", text)
