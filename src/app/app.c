@@ -76,7 +76,6 @@ struct App {
     SettingsRow settings_row;
     SDL_Rect settings_button, settings_box;
     LessonMode *lesson;         // lessons and the picker, or NULL without a lessons folder
-    bool teacher_shown;         // the trace on show is teacher forcing set by a lesson
     int export_scale;           // Ctrl+S writes the view at this many pixels per design pixel (settings)
     Hit hits[48];
     int n_hits;
@@ -310,7 +309,7 @@ App *app_new(const AppOptions *o, Gfx *g, Error *err) {
     return a;
 }
 
-void app_show_trace(App *a, Trace *t, const char *sentence, const DecodeOptions *d, bool teacher) {
+void app_show_trace(App *a, Trace *t, const char *sentence, const DecodeOptions *d) {
     swap_trace(a, t, false);
     if (sentence != a->sentence) snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
     if (!a->editing) {
@@ -323,7 +322,6 @@ void app_show_trace(App *a, Trace *t, const char *sentence, const DecodeOptions 
     a->decode.target = NULL;
     a->decode.target_len = 0;
     if (a->decode.mode == DECODE_TEACHER) a->decode.mode = keep == DECODE_TEACHER && a->target_text ? keep : DECODE_GREEDY;
-    a->teacher_shown = teacher;
     a->analysed = false;
     a->status[0] = '\0';
 }
@@ -1482,7 +1480,7 @@ void app_draw(App *a) {
         x += box_h;
     }
     char info[256];
-    const DecodeOptions *d = &a->decode;
+    const DecodeOptions *d = trace_options(a->t);  // what the trace on show was run with (a lesson step may differ from the settings)
     int n_info = snprintf(info, sizeof info, "%s  \xC2\xB7  %s", a->m->name, mode_name(a->lang, d->mode));
     if (d->mode == DECODE_BEAM) snprintf(info + n_info, sizeof info - (size_t)n_info, " %d", d->beam_width ? d->beam_width : 4);
     if (d->mode == DECODE_SAMPLE)
@@ -1500,13 +1498,18 @@ void app_draw(App *a) {
     char pos[64];
     snprintf(pos, sizeof pos, i18n(a->lang, S_STEP), a->step + 1, trace_count(a->t));
     int pos_w = gfx_text(g, W - pad, chips_y, pos, gfx_px(g, 16), th->text_dim, GFX_RIGHT);
-    if (a->decode.mode == DECODE_TEACHER) {  // the mode, unmistakable, and the target it is fed
+    if (trace_options(a->t)->mode == DECODE_TEACHER) {  // the mode, unmistakable, and the target it is fed (--target, or a lesson's)
         const char *badge = i18n(a->lang, S_TEACHER_FORCING);
         int bx = W / 2, bh = gfx_line_height(g, small), bwid = gfx_text_width(g, badge, small) + pad;
         gfx_fill(g, (SDL_Rect){bx, chips_y, bwid, bh}, th->chosen);
         gfx_text(g, bx + pad / 2, chips_y, badge, small, theme_text_on(th->chosen), GFX_LEFT);
         char target[EDIT_MAX + 64];
-        snprintf(target, sizeof target, i18n(a->lang, S_TARGET), a->target_text ? a->target_text : "");
+        char fed[EDIT_MAX] = "";
+        int n_out, used = 0;
+        const int *out = trace_output(a->t, &n_out);  // in teacher forcing, the target itself
+        for (int i = 0; i < n_out && used < (int)sizeof fed - 64; i++)
+            used += snprintf(fed + used, sizeof fed - (size_t)used, "%s%s", i ? " " : "", voc_token(a->m->tgt, out[i]));
+        snprintf(target, sizeof target, i18n(a->lang, S_TARGET), fed);
         gfx_text_fit(g, bx + bwid + pad / 2, chips_y, W - pad - pos_w - pad - (bx + bwid + pad / 2), target, small, th->text, GFX_LEFT);
     }
 

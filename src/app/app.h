@@ -78,9 +78,9 @@ int app_unknown_spans(App *a, int *start, int *end, int max);
 int app_suggestions(App *a, const char **words, int max);
 bool app_settings_open(const App *a);
 // For lesson mode (lessonmode.c): show a trace made elsewhere (owned from
-// now on) of sentence, run with d (teacher forcing when teacher); the view's
+// now on) of sentence, run with d (its target, if any, is the trace's); the view's
 // options; the status line; whether the text box, help or settings have the keys.
-void app_show_trace(App *a, Trace *t, const char *sentence, const DecodeOptions *d, bool teacher);
+void app_show_trace(App *a, Trace *t, const char *sentence, const DecodeOptions *d);
 void app_set_view(App *a, const ViewOptions *v);
 const ViewOptions *app_view(const App *a);
 void app_show_status(App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

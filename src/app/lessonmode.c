@@ -114,7 +114,7 @@ static void apply(LessonMode *lm, App *a) {
             return;
         }
         DecodeOptions d = les_decode_options(&r);
-        app_show_trace(a, t, r.sentence, &d, r.target != NULL);
+        app_show_trace(a, t, r.sentence, &d);
         lm->have = r;
         lm->have_set = true;
     }
