@@ -42,7 +42,11 @@ warm = next((r for r in rows if r[0] >= 10), rows[0])
 end, peak = rows[-1], max(r[1] for r in rows)
 print(f"soak: {sys.argv[2]} s; RSS {warm[1] / 1024:.1f} MB at {warm[0]} s, {end[1] / 1024:.1f} MB at {end[0]} s (the end), "
       f"peak {peak / 1024:.1f} MB; first sample {rows[0][1] / 1024:.1f} MB")
+# one sample moves with what is on screen (a long sentence, a beam table): compare tenths of the run
 tenth = max(1, len(rows) // 10)
-print("soak: RSS every tenth of the run (MB): " + " ".join(f"{r[1] / 1024:.1f}" for r in rows[::tenth]))
+for i in range(0, len(rows), tenth):
+    seg = sorted(r[1] for r in rows[i:i + tenth])
+    print(f"soak: {rows[i][0]:5d} s to {rows[min(i + tenth, len(rows)) - 1][0]:5d} s: RSS min {seg[0] / 1024:6.1f}, "
+          f"median {seg[len(seg) // 2] / 1024:6.1f}, max {seg[-1] / 1024:6.1f} MB")
 PY
 exit $rc
