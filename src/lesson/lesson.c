@@ -551,7 +551,7 @@ Lesson *les_load(const char *path, LesProblems *pr) {
     char *data;
     size_t len;
     Error err;
-    if (fio_read_all(path, LES_MAX_BYTES + 1, &data, &len, &err)) {
+    if (fio_read_all(path, LES_MAX_BYTES, &data, &len, &err)) {
         les_problem(pr, "%s", err.msg);
         return NULL;
     }
