@@ -100,6 +100,7 @@ static void test_parses_the_example(void **state) {
     assert_false(les_run_equal(&r1, &r2));
     LesRun r0 = les_run_for_step(l, 0, NULL);
     assert_true(les_run_equal(&r0, &r2));
+    assert_string_equal(r1.model, "en-fr");  // a step without a model of its own runs the lesson's
     LesRun own = les_run_for_step(l, 0, "the dog");
     assert_string_equal(own.sentence, "the dog");
     les_free(l);
@@ -137,6 +138,7 @@ static void test_problems_name_file_and_line(void **state) {
     expect_problem(HEAD "target: none\n", "\"target: none\" is for a step");
     expect_problem(HEAD "title:\n", "x.lesson:5: \"title\" has no value");
     expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\nanswer: 1\n", "x.lesson:5: answer without choices");
+    expect_problem(HEAD "[step]\nmodel: en-fr\nmodel: en-zh\nstage: src.tokens\nsay: a\nsay.zh: b\n", "x.lesson:7: \"model\" given twice in the same step");
 }
 
 static void test_broken_bytes(void **state) {
@@ -246,9 +248,8 @@ static void test_model_path(void **state) {
     LesProblems pr = {0};
     Lesson *l = les_parse(HEAD, strlen(HEAD), "dir/sub/x.lesson", &pr);
     char buf[256];
-    assert_string_equal(les_model_path(l, "/models", buf, sizeof buf), "/models/en-zh.safetensors");
-    l->model = "mine.safetensors";
-    assert_string_equal(les_model_path(l, "/models", buf, sizeof buf), "dir/sub/mine.safetensors");
+    assert_string_equal(les_model_path(l, l->model, "/models", buf, sizeof buf), "/models/en-zh.safetensors");
+    assert_string_equal(les_model_path(l, "mine.safetensors", "/models", buf, sizeof buf), "dir/sub/mine.safetensors");
     les_free(l);
     les_problems_deinit(&pr);
 }

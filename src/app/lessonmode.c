@@ -95,8 +95,9 @@ static void apply(LessonMode *lm, App *a) {
     lm->why[0] = '\0';
     lm->revealed = false;
     lm->chosen = 0;
+    LesRun r = les_run_for_step(l, lm->step, lm->own);
     char model[4096];
-    les_model_path(l, lm->models_dir, model, sizeof model);
+    les_model_path(l, r.model, lm->models_dir, model, sizeof model);
     if (strcmp(app_model_path(a), model)) {
         if (app_set_model(a, model)) {
             snprintf(lm->why, sizeof lm->why, "%s", app_status(a));
@@ -104,7 +105,6 @@ static void apply(LessonMode *lm, App *a) {
         }
         lm->have_set = false;
     }
-    LesRun r = les_run_for_step(l, lm->step, lm->own);
     if (!lm->have_set || !les_run_equal(&r, &lm->have)) {
         Error err;
         Trace *t = les_trace(app_model(a), &r, lm->own != NULL, &err);
@@ -157,7 +157,7 @@ int lm_open(LessonMode *lm, App *a, const char *path) {
     lm->show_problems = true;
     if (lm->l && lm->l->model && lm->l->run.sentence) {
         char model[4096];
-        les_model_path(lm->l, lm->models_dir, model, sizeof model);
+        les_model_path(lm->l, lm->l->model, lm->models_dir, model, sizeof model);
         if (strcmp(app_model_path(a), model) == 0 || app_set_model(a, model) == 0) app_set_sentence(a, lm->l->run.sentence);
     }
     app_show_status(a, "%s", lm->problems.n ? lm->problems.msgs[0] : "");

@@ -229,7 +229,7 @@ typedef struct {
 
 static const KeyInfo keys[] = {
     {"title", K_LESSON, K_ONCE},     {"title.zh", K_LESSON, K_ONCE},    {"summary", K_LESSON, K_PARAGRAPHS},
-    {"summary.zh", K_LESSON, K_PARAGRAPHS}, {"chapter", K_LESSON, K_ONCE}, {"model", K_LESSON, K_ONCE},
+    {"summary.zh", K_LESSON, K_PARAGRAPHS}, {"chapter", K_LESSON, K_ONCE}, {"model", K_BOTH, K_ONCE},
     {"sentence", K_BOTH, K_ONCE},    {"target", K_BOTH, K_ONCE},        {"decode", K_BOTH, K_ONCE},
     {"beam", K_BOTH, K_ONCE},        {"temperature", K_BOTH, K_ONCE},   {"top-k", K_BOTH, K_ONCE},
     {"top-p", K_BOTH, K_ONCE},       {"seed", K_BOTH, K_ONCE},          {"max-steps", K_BOTH, K_ONCE},
@@ -272,7 +272,8 @@ static bool set_run_key(LesRun *r, const Entry *e, const char *path, LesProblems
     const char *k = e->key, *v = e->value;
     long n;
     float f;
-    if (!strcmp(k, "sentence")) r->sentence = v;
+    if (!strcmp(k, "model")) r->model = v;
+    else if (!strcmp(k, "sentence")) r->sentence = v;
     else if (!strcmp(k, "target")) {
         if (!strcmp(v, "none")) r->target_off = true;
         else r->target = v;
@@ -416,16 +417,17 @@ static void set_step_key(LessonImpl *li, LesStep *s, const Entry *e, const char 
 static void set_lesson_key(LessonImpl *li, Lesson *l, const Entry *e, const char *path, LesProblems *pr) {
     const char *k = e->key, *v = e->value;
     if (!strcmp(k, "sentence")) l->run_line = e->line;
+    if (!strcmp(k, "model")) {  // the lesson's own, which steps may change for themselves
+        l->model = v;
+        l->model_line = e->line;
+        return;
+    }
     if (set_run_key(&l->run, e, path, pr)) return;
     if (!strcmp(k, "title")) l->title[LES_EN] = v;
     else if (!strcmp(k, "title.zh")) l->title[LES_ZH] = v;
     else if (!strcmp(k, "summary")) l->summary[LES_EN] = add_paragraph(li, l->summary[LES_EN], v);
     else if (!strcmp(k, "summary.zh")) l->summary[LES_ZH] = add_paragraph(li, l->summary[LES_ZH], v);
     else if (!strcmp(k, "chapter")) l->chapter = v;
-    else if (!strcmp(k, "model")) {
-        l->model = v;
-        l->model_line = e->line;
-    }
 }
 
 static int count_choices(const LesStep *s, int lang) {
@@ -561,8 +563,8 @@ Lesson *les_load(const char *path, LesProblems *pr) {
     return l;
 }
 
-char *les_model_path(const Lesson *l, const char *models_dir, char *buf, size_t size) {
-    const char *m = l->model ? l->model : "";
+char *les_model_path(const Lesson *l, const char *model, const char *models_dir, char *buf, size_t size) {
+    const char *m = model ? model : "";
     size_t n = strlen(m);
     bool file = strchr(m, '/') || (n > 12 && !strcmp(m + n - 12, ".safetensors"));
     if (!file) {
@@ -578,6 +580,7 @@ char *les_model_path(const Lesson *l, const char *models_dir, char *buf, size_t 
 LesRun les_run_for_step(const Lesson *l, int i, const char *sentence_override) {
     LesRun r = l->run;
     const LesRun *s = &l->steps[i].run;
+    r.model = s->model ? s->model : l->model;
     if (s->sentence) r.sentence = s->sentence;
     if (s->target) r.target = s->target;
     if (s->target_off) r.target = NULL;
@@ -599,7 +602,7 @@ LesRun les_run_for_step(const Lesson *l, int i, const char *sentence_override) {
 static bool str_eq(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
 
 bool les_run_equal(const LesRun *a, const LesRun *b) {
-    return str_eq(a->sentence, b->sentence) && str_eq(a->target, b->target) && a->mode == b->mode && a->beam == b->beam &&
+    return str_eq(a->model, b->model) && str_eq(a->sentence, b->sentence) && str_eq(a->target, b->target) && a->mode == b->mode && a->beam == b->beam &&
            a->top_k == b->top_k && a->max_steps == b->max_steps && a->temperature == b->temperature && a->top_p == b->top_p &&
            a->seed_set == b->seed_set && (!a->seed_set || a->seed == b->seed);
 }

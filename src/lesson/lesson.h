@@ -28,6 +28,7 @@ void les_problem(LesProblems *p, const char *fmt, ...) __attribute__((format(pri
 // How a step runs the model. Unset fields leave the lesson's setting (or the
 // program's default) in place.
 typedef struct {
+    const char *model;      // a shipped model's name or a file; NULL: not set
     const char *sentence;   // NULL: not set
     const char *target;     // NULL: not set
     bool target_off;        // "target: none"
@@ -82,9 +83,10 @@ Lesson *les_parse(const char *text, size_t len, const char *path, LesProblems *p
 Lesson *les_load(const char *path, LesProblems *problems);
 void les_free(Lesson *l);
 
-// The model file the lesson names: a shipped model (models_dir/NAME.safetensors)
-// or a path relative to the lesson file. Returns buf.
-char *les_model_path(const Lesson *l, const char *models_dir, char *buf, size_t size);
+// The file of a model named in the lesson (the lesson's, or a step's run's):
+// a shipped model (models_dir/NAME.safetensors) or a path relative to the
+// lesson file. Returns buf.
+char *les_model_path(const Lesson *l, const char *model, const char *models_dir, char *buf, size_t size);
 
 // The settings step i runs with: the lesson's, then the step's own, then the
 // sentence override (a teacher's own sentence; NULL for the lesson's).

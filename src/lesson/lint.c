@@ -54,6 +54,21 @@ static void check_view(const LesStep *ls, const Step *s, const char *path, LesPr
     }
 }
 
+// The model named, loaded; the one already loaded when it is the same name.
+// NULL with a problem at line when it does not load.
+static Model *model_named(const Lesson *l, const char *name, const char *models_dir, Model **have, const char **have_name, int line,
+                          LesProblems *pr) {
+    if (*have && !strcmp(*have_name, name)) return *have;
+    mdl_free(*have);
+    *have = NULL;
+    *have_name = name;
+    char model_path[4096];
+    les_model_path(l, name, models_dir, model_path, sizeof model_path);
+    Error err;
+    if (!(*have = mdl_load(model_path, &err))) les_problem(pr, "%s:%d: model \"%s\": %s", l->path, line, name, err.msg);
+    return *have;
+}
+
 int les_lint(const char *path, const char *models_dir, LesProblems *pr) {
     int before = pr->n;
     Lesson *l = les_load(path, pr);
@@ -62,12 +77,9 @@ int les_lint(const char *path, const char *models_dir, LesProblems *pr) {
         les_free(l);
         return pr->n - before;
     }
-    char model_path[4096];
-    les_model_path(l, models_dir, model_path, sizeof model_path);
-    Error err;
-    Model *m = mdl_load(model_path, &err);
-    if (!m) {
-        les_problem(pr, "%s:%d: model \"%s\": %s", path, l->model_line, l->model, err.msg);
+    Model *m = NULL;
+    const char *m_name = NULL;
+    if (!model_named(l, l->model, models_dir, &m, &m_name, l->model_line, pr)) {
         les_free(l);
         return pr->n - before;
     }
@@ -76,16 +88,20 @@ int les_lint(const char *path, const char *models_dir, LesProblems *pr) {
     Trace *t = NULL;
     LesRun have = {0};
     bool have_set = false;  // settings that do not run are reported once, not at every step
+    Error err;
     for (int i = 0; i < l->n_steps; i++) {
         const LesStep *ls = &l->steps[i];
-        if (ls->run.sentence) check_words(m->src, "step's sentence", ls->run.sentence, path, ls->line, pr);
-        if (ls->run.target) check_words(m->tgt, "step's target", ls->run.target, path, ls->line, pr);
         LesRun r = les_run_for_step(l, i, NULL);
         if (!have_set || !les_run_equal(&r, &have)) {
             trace_free(t);
-            t = les_trace(m, &r, false, &err);
+            t = NULL;
             have = r;
             have_set = true;
+            const Model *sm = model_named(l, r.model, models_dir, &m, &m_name, ls->line, pr);
+            if (!sm) continue;
+            if (ls->run.sentence || ls->run.model) check_words(sm->src, "step's sentence", r.sentence, path, ls->line, pr);
+            if (ls->run.target || (ls->run.model && r.target)) check_words(sm->tgt, "step's target", r.target, path, ls->line, pr);
+            t = les_trace(sm, &r, false, &err);
             if (!t) les_problem(pr, "%s:%d: this step's sentence does not run: %s", path, ls->line, err.msg);
         }
         if (!t) continue;

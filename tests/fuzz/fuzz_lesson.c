@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     Lesson *l = les_parse((const char *)data, size, "fuzz.lesson", &problems);
     if (l) {
         char buf[4096], why[256];
-        (void)les_model_path(l, "models", buf, sizeof buf);
+        (void)les_model_path(l, l->model, "models", buf, sizeof buf);
         for (int i = 0; i < l->n_steps; i++) {
             LesRun r = les_run_for_step(l, i, NULL);
             LesRun o = les_run_for_step(l, i, "the cat");
