@@ -873,7 +873,8 @@ static void add_masking_steps(const ViewState *vs, const Step *s, Panels *p) {
         snprintf(p->titles[i], sizeof p->titles[i], "%s", i18n(vs->lang, titles[i]));
         p->ops[i] = ops[i];
     }
-    p->n = p->cols = 4;
+    p->n = 4;
+    p->cols = 0;  // one row of four, or two of two when the room is narrow: whichever gives larger cells
     if (!s->layer) snprintf(p->note, sizeof p->note, i18n(vs->lang, S_V_MASK_NOTE), layer, head);
 }
 
@@ -973,6 +974,7 @@ static void plan_panels(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *
     if (!p->cols) {
         int best = 1, best_cell = -1;
         for (p->cols = 1; p->cols <= p->n; p->cols++) {
+            if (p->ops[0] && p->n % p->cols) continue;  // an equation's rows stay whole
             place_panels(g, area, vs, p);
             int cell = heat_layout(g, p->inner[0], vs, p->steps[0], true, true).cell_w;
             if (cell > best_cell) {
@@ -1011,10 +1013,12 @@ static void draw_panels(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *
         else heatmap(g, p.inner[i], vs, p.steps[i], title, shows_row_labels(&p, i), p.gold);
         if (i == p.current) gfx_frame(g, p.cells[i], gfx_px(g, 2), t->accent);
         if (p.ops[i] && i + 1 < p.n) {  // the sign between two panels, level with the cells
-            HeatLayout L = heat_layout(g, p.inner[i + 1], vs, p.steps[i + 1], true, shows_row_labels(&p, i + 1));
-            int px = vs->font_px * 3 / 2;
-            gfx_text(g, (p.cells[i].x + p.cells[i].w + p.cells[i + 1].x) / 2, L.grid.y + L.grid.h / 2 - gfx_line_height(g, px) / 2,
-                     p.ops[i], px, t->text_dim, GFX_CENTER);
+            bool wraps = (i + 1) % p.cols == 0;  // the next panel starts a row: the sign ends this one
+            int k = wraps ? i : i + 1;
+            HeatLayout L = heat_layout(g, p.inner[k], vs, p.steps[k], true, shows_row_labels(&p, k));
+            int px = vs->font_px * 3 / 2, right = p.cells[i].x + p.cells[i].w;
+            int x = wraps ? right + gfx_px(g, 14) : (right + p.cells[i + 1].x) / 2;
+            gfx_text(g, x, L.grid.y + L.grid.h / 2 - gfx_line_height(g, px) / 2, p.ops[i], px, t->text_dim, GFX_CENTER);
         }
     }
     if (p.legend.h) draw_legend(g, &p, vs);
