@@ -1,8 +1,11 @@
-// Time per frame of each view in a real window at 1920×1080: the software
-// canvas drawn (app_draw), copied into a streaming texture and presented, as
-// the window does, with SDL's default renderer or its software one. Needs a
-// display (e.g. xvfb-run -s "-screen 0 1920x1080x24").
-//   build/bench/bench_window [--renderer default|software] [--reps N] [--model FILE]
+// Time per frame of each view in a real window at 1920×1080. As the window
+// does (--renderer none, the default): drawn (app_draw) straight into the
+// window's framebuffer, then SDL_UpdateWindowSurface. For comparison, as it
+// did before (--renderer default|software): drawn on a canvas of its own,
+// copied into a streaming texture and presented with SDL's default renderer
+// or its software one. Needs a display (e.g. xvfb-run -s "-screen 0 1920x1080x24").
+//   build/bench/bench_window [--renderer none|default|software] [--reps N] [--model FILE]
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +26,12 @@ static int by_double(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-// As window.c presents a frame: the canvas into the texture, then to the screen.
-static void present(SDL_Renderer *r, SDL_Texture *tex, Gfx *g) {
+// Shows a frame: the framebuffer drawn in, or the canvas through the texture.
+static void present(SDL_Window *win, SDL_Renderer *r, SDL_Texture *tex, Gfx *g) {
+    if (!r) {
+        SDL_UpdateWindowSurface(win);
+        return;
+    }
     SDL_Surface *s = gfx_surface(g);
     SDL_UpdateTexture(tex, NULL, s->pixels, s->pitch);
     SDL_RenderClear(r);
@@ -34,7 +41,7 @@ static void present(SDL_Renderer *r, SDL_Texture *tex, Gfx *g) {
 
 int main(int argc, char **argv) {
     int reps = 30;
-    const char *model = TT_SOURCE_ASSETS "/models/en-zh.safetensors", *which = "default";
+    const char *model = TT_SOURCE_ASSETS "/models/en-zh.safetensors", *which = "none";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--reps")) reps = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--model")) model = argv[i + 1];
@@ -45,24 +52,32 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bench_window: %s (is there a display?)\n", SDL_GetError());
         return 1;
     }
+    bool framebuffer = !strcmp(which, "none");
+    if (framebuffer) SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");  // as window.c
     SDL_Window *win = SDL_CreateWindow("bench", 0, 0, 1920, 1080, 0);
     // no vsync: the time of the work, not of the display's refresh
-    SDL_Renderer *ren = win ? SDL_CreateRenderer(win, -1, strcmp(which, "software") ? 0 : SDL_RENDERER_SOFTWARE) : NULL;
-    if (!ren) {
+    SDL_Renderer *ren = win && !framebuffer ? SDL_CreateRenderer(win, -1, strcmp(which, "software") ? 0 : SDL_RENDERER_SOFTWARE) : NULL;
+    SDL_Surface *screen = win && framebuffer ? SDL_GetWindowSurface(win) : NULL;
+    if (!ren && !screen) {
         fprintf(stderr, "bench_window: %s\n", SDL_GetError());
         return 1;
     }
-    SDL_RendererInfo info;
-    SDL_GetRendererInfo(ren, &info);
+    SDL_RendererInfo info = {.name = "framebuffer"};
+    if (ren) SDL_GetRendererInfo(ren, &info);
     int w, h;
-    SDL_GetRendererOutputSize(ren, &w, &h);
+    if (ren) SDL_GetRendererOutputSize(ren, &w, &h);
+    else w = screen->w, h = screen->h;
     Error err;
     const char *font = gfx_find_font(&err);
     Gfx *g = font ? gfx_new(w, h, font, &err) : NULL;
+    if (g && screen && gfx_use_surface(g, screen)) {
+        fprintf(stderr, "bench_window: the framebuffer's pixel format is not one the drawing writes\n");
+        return 1;
+    }
     AppOptions o = {.model_path = model, .src = "the cat sits on the mat ."};
     App *a = g ? app_new(&o, g, &err) : NULL;
-    SDL_Texture *tex = SDL_CreateTexture(ren, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STREAMING, w, h);
-    if (!a || !tex) {
+    SDL_Texture *tex = ren ? SDL_CreateTexture(ren, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STREAMING, w, h) : NULL;
+    if (!a || (ren && !tex)) {
         fprintf(stderr, "bench_window: %s\n", a ? SDL_GetError() : err.msg);
         return 1;
     }
@@ -80,12 +95,12 @@ int main(int argc, char **argv) {
         if (i < 0) continue;
         app_set_step(a, i);
         app_draw(a);
-        present(ren, tex, g);  // warm: text cache, texture
+        present(win, ren, tex, g);  // warm: text cache, texture
         for (int r = 0; r < reps; r++) {
             double t0 = now_ms();
             app_draw(a);
             double t1 = now_ms();
-            present(ren, tex, g);
+            present(win, ren, tex, g);
             draw[r] = t1 - t0;
             frame[r] = now_ms() - t0;
         }
@@ -101,8 +116,8 @@ int main(int argc, char **argv) {
     free(frame);
     app_free(a);
     gfx_free(g);
-    SDL_DestroyTexture(tex);
-    SDL_DestroyRenderer(ren);
+    if (tex) SDL_DestroyTexture(tex);
+    if (ren) SDL_DestroyRenderer(ren);
     SDL_DestroyWindow(win);
     SDL_Quit();
     return 0;

@@ -1,13 +1,15 @@
 #!/bin/bash
 # Cold start of the window: from just before the process starts to the first
-# frame presented (after SDL_RenderPresent), N runs, the median. Needs a
-# display; without one it runs itself under Xvfb at 1920×1080.
+# frame presented (after SDL_UpdateWindowSurface), N runs, the median. Needs
+# a display; without one it runs itself under Xvfb at 1920×1080, started with
+# -noreset: a desktop's X server never resets, but an Xvfb whose only client
+# exits does, and the next run would wait about 70 ms for that reset.
 #   bash bench/first_frame.sh [BINARY] [RUNS]      (default build/transformer-tracer, 11)
 set -euo pipefail
 bin=${1:-build/transformer-tracer}
 runs=${2:-11}
 if [ -z "${DISPLAY:-}" ]; then
-    exec xvfb-run -a -s "-screen 0 1920x1080x24" bash "$0" "$bin" "$runs"
+    exec xvfb-run -a -s "-screen 0 1920x1080x24 -noreset" bash "$0" "$bin" "$runs"
 fi
 times=()
 for ((i = 0; i < runs; i++)); do

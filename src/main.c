@@ -12,6 +12,7 @@
 #include "fileio.h"
 #include "lesson.h"
 #include "model.h"
+#include "pages.h"
 #include "trace.h"
 #include "tt_config.h"
 #include "app/app.h"
@@ -501,6 +502,7 @@ static int cmd_lint(const Args *a) {
 }
 
 static int cmd_window(const Args *a) {
+    pg_warm_heap(16u << 20);  // the font, the trace, text and lessons: touched at once for the first frame
     char buf[2 * PATH_MAX], dir[2 * PATH_MAX];
     // the settings offer the shipped models' folder, beside the default model
     snprintf(dir, sizeof dir, "%s", default_model(buf, sizeof buf));
@@ -536,6 +538,7 @@ static int cmd_window(const Args *a) {
 // Draws one stage of a sentence's trace to a PNG, with no window or display.
 static int cmd_export(const Args *a) {
     if (!a->src || !a->stage || !a->out) return usage_error("%s needs --src TEXT, --stage ID and --out FILE.png", "export");
+    pg_warm_heap(8u << 20);  // the font, the trace and the drawing allocate ~5 MB and touch it at once
     Error err;
     const char *font = gfx_find_font(&err);
     if (!font) {

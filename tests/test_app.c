@@ -656,6 +656,40 @@ static void test_tiny_and_huge_canvas(void **state) {
     }
 }
 
+// The window draws straight into its framebuffer (often RGB888, alpha as
+// padding): the same pixels as on a canvas of the app's own; a format the
+// drawing does not write is refused and leaves the canvas as it was.
+static void test_draw_on_window_surface(void **state) {
+    Fixture *f = *state;
+    go_to(f->a, "dec.L2.cross_attn.weights", 2, 5);
+    app_draw(f->a);
+    SDL_Surface *own = SDL_ConvertSurfaceFormat(gfx_surface(f->g), SDL_PIXELFORMAT_ARGB8888, 0);
+    SDL_Surface *screen = SDL_CreateRGBSurfaceWithFormat(0, W, H, 32, SDL_PIXELFORMAT_RGB888);
+    SDL_Surface *odd = SDL_CreateRGBSurfaceWithFormat(0, W, H, 16, SDL_PIXELFORMAT_RGB565);
+    assert_non_null(own);
+    assert_non_null(screen);
+    assert_non_null(odd);
+    SDL_FillRect(screen, NULL, 0x00FF00FF);  // whatever was there before
+    assert_int_equal(gfx_use_surface(f->g, screen), 0);
+    expect_int("surface drawn on", gfx_surface(f->g) == screen, 1);
+    app_draw(f->a);
+    long differ = 0;
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++) differ += (surface_pixel(screen, x, y) & 0xFFFFFF) != (surface_pixel(own, x, y) & 0xFFFFFF);
+    expect_int("pixels that differ from the app's own canvas", (int)differ, 0);
+    expect_int("RGB565 refused", gfx_use_surface(f->g, odd), -1);
+    expect_int("still drawing on the framebuffer", gfx_surface(f->g) == screen, 1);
+    // back to a canvas of its own: the framebuffer is the caller's, not freed here
+    assert_int_equal(gfx_resize(f->g, W, H), 0);
+    expect_int("own canvas again", gfx_surface(f->g) != screen, 1);
+    SDL_FillRect(screen, NULL, 0x00FF00FF);
+    app_draw(f->a);
+    expect_int("framebuffer no longer drawn on", (int)(surface_pixel(screen, W / 2, H / 2) & 0xFFFFFF), 0xFF00FF);
+    SDL_FreeSurface(own);
+    SDL_FreeSurface(screen);
+    SDL_FreeSurface(odd);
+}
+
 // ---- golden images -----------------------------------------------------------------
 
 struct Golden {
@@ -1330,6 +1364,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_huge_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paste, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tiny_and_huge_canvas, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_draw_on_window_surface, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_step_png, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_step_png_unwritable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_view, setup, teardown),

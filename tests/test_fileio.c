@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,12 +187,87 @@ static void test_missing_folder(void **state) {
     if (!strstr(err.msg, path)) fail_msg("expected: %s in the message, got: %s", path, err.msg);
 }
 
+// A file mapped whole: the same bytes as read; what cannot be mapped (an
+// empty file, a pipe) is read instead; too large and missing files fail,
+// naming the path, as fio_read_all does.
+static void test_map(void **state) {
+    (void)state;
+    char dir[256], target[300], path[400];
+    make_folder(dir, sizeof dir, "map", target, sizeof target);
+    FioMap m;
+    Error err = {{0}};
+    assert_int_equal(fio_map(target, 1 << 20, &m, &err), 0);
+    assert_true(m.mapped);
+    assert_int_equal(m.len, sizeof precious - 1);
+    assert_memory_equal(m.data, precious, m.len);
+    fio_unmap(&m);
+    assert_null(m.data);
+
+    assert_int_equal(fio_map(target, sizeof precious - 2, &m, &err), -1);
+    if (!strstr(err.msg, "limit") || !strstr(err.msg, target)) fail_msg("expected: the limit and %s in the message, got: %s", target, err.msg);
+
+    snprintf(path, sizeof path, "%s/empty", dir);
+    assert_int_equal(fio_write_atomic(path, "", 0, &err), 0);
+    assert_int_equal(fio_map(path, 100, &m, &err), 0);
+    assert_false(m.mapped);
+    assert_int_equal(m.len, 0);
+    fio_unmap(&m);
+
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {  // a writer at the other end
+        FILE *fp = fopen(path, "w");
+        if (!fp || fputs("from a pipe", fp) < 0) _exit(1);
+        fclose(fp);
+        _exit(0);
+    }
+    assert_int_equal(fio_map(path, 100, &m, &err), 0);
+    assert_false(m.mapped);
+    assert_int_equal(m.len, 11);
+    assert_memory_equal(m.data, "from a pipe", 11);
+    fio_unmap(&m);
+    int status;
+    assert_int_equal(waitpid(child, &status, 0), child);
+
+    snprintf(path, sizeof path, "%s/missing", dir);
+    assert_int_equal(fio_map(path, 100, &m, &err), -1);
+    if (!strstr(err.msg, path)) fail_msg("expected: %s in the message, got: %s", path, err.msg);
+    fio_unmap(&m);  // a failed map leaves nothing to free
+    remove_folder(dir);
+}
+
+// A file read at its exact size, at, under and over the limit.
+static void test_read_all_sizes(void **state) {
+    (void)state;
+    char dir[256], target[300];
+    make_folder(dir, sizeof dir, "sizes", target, sizeof target);
+    size_t n = sizeof precious - 1;
+    char *data;
+    size_t len;
+    Error err = {{0}};
+    assert_int_equal(fio_read_all(target, n, &data, &len, &err), 0);  // exactly the limit
+    assert_int_equal(len, n);
+    assert_memory_equal(data, precious, n);
+    assert_int_equal(data[n], '\0');
+    free(data);
+    assert_int_equal(fio_read_all(target, SIZE_MAX, &data, &len, &err), 0);  // no limit
+    assert_int_equal(len, n);
+    free(data);
+    assert_int_equal(fio_read_all(target, n - 1, &data, &len, &err), -1);  // one byte over
+    if (!strstr(err.msg, "limit")) fail_msg("expected: the limit in the message, got: %s", err.msg);
+    remove_folder(dir);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_killed_mid_write),
         cmocka_unit_test(test_write_fails_part_way),
         cmocka_unit_test(test_abort),
         cmocka_unit_test(test_missing_folder),
+        cmocka_unit_test(test_map),
+        cmocka_unit_test(test_read_all_sizes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -773,7 +773,6 @@ int app_render_step_png(const Model *m, const Trace *t, int step, int w, int h, 
     int W = (int)lroundf((float)w * scale), H = (int)lroundf((float)h * scale);
     Gfx *g = gfx_new(W, H, font, err);
     if (!g) return -1;
-    gfx_one_face(g);  // drawn once: one font object for every size
     gfx_set_scale(g, scale);
     const Theme *th = theme_get(dark);
     gfx_clear(g, th->background);

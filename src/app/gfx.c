@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "pages.h"
+
 #define TEXT_CACHE 2048
 // A long sentence at a large zoom renders to tens of MB: the cache keeps at
 // most this many bytes of text surfaces, so memory stays flat while typing.
@@ -22,24 +24,28 @@ typedef struct {
     SDL_Surface *surface;
 } TextEntry;
 
-#define MAX_FONTS 24
+// Text widths asked for while laying out, by text and size: after the font
+// is resized, SDL_ttf would measure every glyph again.
+#define WIDTH_CACHE 1024
 
 typedef struct {
+    char *text;
     int px;
-    TTF_Font *font;
-} FontSize;
+    int w;
+} WidthEntry;
 
 struct Gfx {
     SDL_Surface *surface;
+    void *pixels;           // the canvas's own pixels (pg_alloc), or NULL
+    size_t pixels_bytes;    // when drawing on a surface the caller owns (gfx_use_surface)
     float scale;
     char *font_path;
     void *font_data;        // the font file, mapped
     size_t font_size;
-    FontSize fonts[MAX_FONTS];
-    int n_fonts;
-    bool one_face;              // gfx_one_face: sizes share one font object
-    int one_face_px;            // the size it is set to
+    TTF_Font *font;         // one object for every size, resized (font_for)
+    int font_px;            // the size it is set to
     TextEntry cache[TEXT_CACHE];
+    WidthEntry widths[WIDTH_CACHE];
     size_t cache_bytes;         // pixels held by the cache's surfaces
     SDL_Rect clip;
 };
@@ -99,7 +105,8 @@ Gfx *gfx_new(int w, int h, const char *font_path, Error *err) {
         gfx_free(g);
         return NULL;
     }
-    g->fonts[g->n_fonts++] = (FontSize){16, first};
+    g->font = first;
+    g->font_px = 16;
     if (gfx_resize(g, w, h)) goto oom;
     return g;
 oom:
@@ -117,14 +124,31 @@ static void cache_clear(Gfx *g) {
     g->cache_bytes = 0;
 }
 
+static void widths_clear(Gfx *g) {
+    for (int i = 0; i < WIDTH_CACHE; i++) free(g->widths[i].text);
+    memset(g->widths, 0, sizeof g->widths);
+}
+
 static size_t surface_bytes(const SDL_Surface *s) { return s ? (size_t)s->pitch * (size_t)s->h : 0; }
+
+// Lets go of the surface drawn on: freed when it is the canvas's own.
+static void drop_surface(Gfx *g) {
+    if (g->pixels) {
+        SDL_FreeSurface(g->surface);
+        pg_free(g->pixels, g->pixels_bytes);
+    }
+    g->surface = NULL;
+    g->pixels = NULL;
+    g->pixels_bytes = 0;
+}
 
 void gfx_free(Gfx *g) {
     if (!g) return;
     cache_clear(g);
-    for (int i = 0; i < g->n_fonts; i++) TTF_CloseFont(g->fonts[i].font);
+    widths_clear(g);
+    if (g->font) TTF_CloseFont(g->font);
     if (g->font_data) munmap(g->font_data, g->font_size);
-    SDL_FreeSurface(g->surface);
+    drop_surface(g);
     free(g->font_path);
     free(g);
 }
@@ -132,9 +156,28 @@ void gfx_free(Gfx *g) {
 int gfx_resize(Gfx *g, int w, int h) {
     if (w < 1) w = 1;
     if (h < 1) h = 1;
-    SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
-    if (!s) return -1;
-    SDL_FreeSurface(g->surface);
+    // pg_alloc: a canvas is cleared whole at once, and page by page a
+    // 1080p canvas's first-touch faults alone took ~20 ms (docs/PERFORMANCE.md)
+    size_t bytes = (size_t)w * (size_t)h * 4;
+    void *pixels = pg_alloc(bytes);
+    SDL_Surface *s = pixels ? SDL_CreateRGBSurfaceWithFormatFrom(pixels, w, h, 32, w * 4, SDL_PIXELFORMAT_ARGB8888) : NULL;
+    if (!s) {
+        pg_free(pixels, bytes);
+        return -1;
+    }
+    drop_surface(g);
+    g->surface = s;
+    g->pixels = pixels;
+    g->pixels_bytes = bytes;
+    gfx_clip(g, NULL);
+    return 0;
+}
+
+int gfx_use_surface(Gfx *g, SDL_Surface *s) {
+    // the drawing code writes 0xAARRGGBB words: alpha may be padding, the colours must sit there
+    Uint32 f = s ? s->format->format : 0;
+    if (f != SDL_PIXELFORMAT_ARGB8888 && f != SDL_PIXELFORMAT_RGB888) return -1;
+    drop_surface(g);
     g->surface = s;
     gfx_clip(g, NULL);
     return 0;
@@ -221,9 +264,11 @@ void gfx_line(Gfx *g, float x0, float y0, float x1, float y1, float width, Color
         }
 }
 
-// One font object per size, all reading the same mapped file: opening a
-// large font collection from disk again for every size costs thousands of
-// reads, and resizing a single object drops its glyph cache.
+// One font object for every size, resized as needed: opening the CJK
+// collection again costs about 6 ms and 600 page faults a size (most of a
+// window's first frame), where a resize costs microseconds. The glyphs
+// SDL_ttf drops on a resize are cheap to load again; rendered text and
+// widths are cached here by size anyway.
 static TTF_Font *open_size(Gfx *g, int px) {
     SDL_RWops *rw = SDL_RWFromConstMem(g->font_data, (int)g->font_size);
     return rw ? TTF_OpenFontIndexRW(rw, 1, px, strstr(g->font_path, ".ttc") ? 3 : 0) : NULL;
@@ -231,21 +276,8 @@ static TTF_Font *open_size(Gfx *g, int px) {
 
 static TTF_Font *font_for(Gfx *g, int px) {
     if (px < 4) px = 4;
-    if (g->one_face) {  // one object, resized: no second parse of the font's tables
-        if (g->one_face_px != px && TTF_SetFontSize(g->fonts[0].font, px) == 0) g->one_face_px = px;
-        return g->fonts[0].font;
-    }
-    for (int i = 0; i < g->n_fonts; i++)
-        if (g->fonts[i].px == px) return g->fonts[i].font;
-    TTF_Font *f = open_size(g, px);
-    if (!f) return g->fonts[0].font;
-    if (g->n_fonts == MAX_FONTS) {  // forget the oldest size but the first
-        TTF_CloseFont(g->fonts[1].font);
-        memmove(&g->fonts[1], &g->fonts[2], (MAX_FONTS - 2) * sizeof g->fonts[0]);
-        g->n_fonts--;
-    }
-    g->fonts[g->n_fonts++] = (FontSize){px, f};
-    return f;
+    if (g->font_px != px && TTF_SetFontSize(g->font, px) == 0) g->font_px = px;
+    return g->font;
 }
 
 // SDL_ttf has no fallback between fonts: characters the font lacks are spelt
@@ -254,7 +286,7 @@ static const char *displayable(Gfx *g, const char *in, char *buf, size_t size) {
     bool plain = true;
     for (const char *p = in; *p && plain; p++) plain = (unsigned char)*p < 0x80;
     if (plain) return in;
-    TTF_Font *f = g->fonts[0].font;
+    TTF_Font *f = g->font;
     size_t o = 0;
     for (const unsigned char *p = (const unsigned char *)in; *p && o + 8 < size;) {
         int len = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : 4;
@@ -283,11 +315,16 @@ static const char *displayable(Gfx *g, const char *in, char *buf, size_t size) {
     return buf;
 }
 
-static SDL_Surface *render_text(Gfx *g, const char *text, int px, Color c) {
+// FNV-1a of text, size and colour: the slot of a cache entry.
+static Uint32 text_hash(const char *text, int px, Color c) {
     Uint32 h = 2166136261u;
     for (const char *s = text; *s; s++) h = (h ^ (unsigned char)*s) * 16777619u;
     h = (h ^ (Uint32)px) * 16777619u;
-    h = (h ^ c) * 16777619u;
+    return (h ^ c) * 16777619u;
+}
+
+static SDL_Surface *render_text(Gfx *g, const char *text, int px, Color c) {
+    Uint32 h = text_hash(text, px, c);
     TextEntry *e = &g->cache[h % TEXT_CACHE];
     if (e->text && e->px == px && e->color == c && !strcmp(e->text, text)) return e->surface;
     g->cache_bytes -= surface_bytes(e->surface);
@@ -309,9 +346,13 @@ static SDL_Surface *render_text(Gfx *g, const char *text, int px, Color c) {
 
 int gfx_text_width(Gfx *g, const char *utf8, int px) {
     if (!*utf8) return 0;
+    WidthEntry *e = &g->widths[text_hash(utf8, px, 0) % WIDTH_CACHE];
+    if (e->text && e->px == px && !strcmp(e->text, utf8)) return e->w;
     int w = 0, h = 0;
     char buf[1024];
     TTF_SizeUTF8(font_for(g, px), displayable(g, utf8, buf, sizeof buf), &w, &h);
+    free(e->text);
+    *e = (WidthEntry){strdup(utf8), px, w};  // a failed strdup only misses the cache
     return w;
 }
 
@@ -445,11 +486,4 @@ int gfx_text_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c
         }
     }
     return y - top;
-}
-
-void gfx_one_face(Gfx *g) {
-    for (int i = 1; i < g->n_fonts; i++) TTF_CloseFont(g->fonts[i].font);
-    g->n_fonts = 1;
-    g->one_face = true;
-    g->one_face_px = g->fonts[0].px;
 }

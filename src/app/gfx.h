@@ -26,8 +26,13 @@ const char *gfx_find_font(Error *err);
 // A w × h canvas at UI scale 1 (gfx_set_scale changes it: Ctrl +/−, HiDPI).
 Gfx *gfx_new(int w, int h, const char *font_path, Error *err);
 void gfx_free(Gfx *g);
-// Resizes the canvas (contents are lost). Returns 0 or -1.
+// Resizes the canvas (contents are lost), back to a canvas of its own. Returns 0 or -1.
 int gfx_resize(Gfx *g, int w, int h);
+// Draws on s from now on instead, e.g. a window's framebuffer, so that
+// showing a frame copies nothing. The caller keeps s, and calls this again
+// (or gfx_resize) when s goes away. -1 for a pixel format other than
+// ARGB8888 or RGB888; the canvas is then unchanged.
+int gfx_use_surface(Gfx *g, SDL_Surface *s);
 SDL_Surface *gfx_surface(Gfx *g);
 int gfx_width(const Gfx *g);
 int gfx_height(const Gfx *g);
@@ -56,10 +61,6 @@ int gfx_text_width(Gfx *g, const char *utf8, int px);
 int gfx_line_height(Gfx *g, int px);
 // Draws text fitted into width w: cut with "…" when too long. Returns the width drawn.
 int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align);
-// For a canvas drawn once (an export): every text size uses one font object,
-// resized, instead of one object per size. Opening the CJK collection for a
-// size costs milliseconds; a window that redraws keeps its glyphs per size.
-void gfx_one_face(Gfx *g);
 // Draws text wrapped into lines of width w: at spaces, and between CJK
 // characters (not before closing punctuation); "\n" starts a paragraph.
 // Returns the height used. With draw false it only measures.

@@ -9,14 +9,13 @@
 enum { N_SPLITS = 3, MAX_FOLDERS = 4, MAX_TOKENS = 256, MAX_LINKS = 1024 };
 static const char *const split_names[N_SPLITS] = {"train.tsv", "valid.tsv", "test.tsv"};
 
-// The splits' text, by folder, read once: a sentence's line is found by
+// The splits' text, by folder, mapped once: a sentence's line is found by
 // searching the text, and only that line is parsed (parsing whole corpora
 // took most of a command-line export). A split that cannot be read stays
-// NULL and is not tried again: a missing corpus just means no gold.
+// empty and is not tried again: a missing corpus just means no gold.
 static struct {
     char dir[1024];
-    char *text[N_SPLITS];
-    size_t len[N_SPLITS];
+    FioMap text[N_SPLITS];
 } cache[MAX_FOLDERS];
 static int n_cached;
 
@@ -51,7 +50,7 @@ static int corpora(const char *dir) {
         char path[1100];
         Error err;
         snprintf(path, sizeof path, "%s/%s", dir, split_names[k]);
-        if (fio_read_all(path, CORPUS_MAX_FILE_BYTES, &cache[n_cached].text[k], &cache[n_cached].len[k], &err)) cache[n_cached].text[k] = NULL;
+        if (fio_map(path, CORPUS_MAX_FILE_BYTES, &cache[n_cached].text[k], &err)) cache[n_cached].text[k] = (FioMap){0};
     }
     return n_cached++;
 }
@@ -147,7 +146,7 @@ const CorpusPair *gold_find(const Model *m, const Trace *t, const char **file) {
         last.found = false;
         int c = corpora(dir);
         for (int k = 0; c >= 0 && k < N_SPLITS && !last.found; k++)
-            if (cache[c].text[k] && find_line(cache[c].text[k], cache[c].len[k], key)) {
+            if (cache[c].text[k].data && find_line(cache[c].text[k].data, cache[c].text[k].len, key)) {
                 last.found = true;
                 last.file = split_names[k];
             }

@@ -2,6 +2,7 @@
 
 #include <png.h>
 #include <stdlib.h>
+#include <zlib.h>
 
 #include "fileio.h"
 
@@ -26,6 +27,10 @@ int img_save_png(const char *path, SDL_Surface *s, Error *err) {
     png_init_io(png, af.fp);
     png_set_IHDR(png, info, (png_uint_32)s->w, (png_uint_32)s->h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
+    // No row filter: on flat heatmap colours it gives a file as small as
+    // libpng's adaptive choice among the five, in half the time.
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+    png_set_compression_strategy(png, Z_DEFAULT_STRATEGY);
     png_write_info(png, info);
     SDL_LockSurface(s);
     for (int y = 0; y < s->h; y++) {

@@ -11,6 +11,7 @@
 
 #include "fileio.h"
 #include "image.h"
+#include "pages.h"
 
 // ---- scripts (--script): events and checks through the real loop -----------
 
@@ -345,19 +346,25 @@ static bool script_step(Script *sc, App *a, SDL_Window *win, Gfx *g) {
 
 // ---- the window --------------------------------------------------------------
 
-static void present(SDL_Renderer *r, SDL_Texture **tex, Gfx *g) {
-    SDL_Surface *s = gfx_surface(g);
-    int tw = 0, th = 0;
-    if (*tex) SDL_QueryTexture(*tex, NULL, NULL, &tw, &th);
-    if (!*tex || tw != s->w || th != s->h) {
-        SDL_DestroyTexture(*tex);
-        *tex = SDL_CreateTexture(r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STREAMING, s->w, s->h);
-    }
-    if (!*tex) return;
-    SDL_UpdateTexture(*tex, NULL, s->pixels, s->pitch);
-    SDL_RenderClear(r);
-    SDL_RenderCopy(r, *tex, NULL, NULL);
-    SDL_RenderPresent(r);
+// Every pixel is drawn on the CPU, so the app draws straight into the
+// window's own framebuffer (SDL_GetWindowSurface) and showing a frame copies
+// nothing; a renderer and a texture would copy the frame twice and bring
+// three buffers of first-touch page faults into the first frame. Returns
+// false when the window has no framebuffer. On a display whose pixel format
+// the drawing code does not write, the canvas stays apart and is blitted.
+static bool attach(SDL_Window *win, Gfx *g) {
+    SDL_Surface *s = SDL_GetWindowSurface(win);
+    if (!s) return false;
+    pg_prefault(s->pixels, (size_t)s->pitch * (size_t)s->h);  // drawn whole at once: not page by page
+    if (gfx_use_surface(g, s) == 0) return true;
+    SDL_Surface *c = gfx_surface(g);
+    return (c->w == s->w && c->h == s->h) || gfx_resize(g, s->w, s->h) == 0;
+}
+
+static void present(SDL_Window *win, Gfx *g) {
+    SDL_Surface *s = SDL_GetWindowSurface(win);
+    if (s && s != gfx_surface(g)) SDL_BlitSurface(gfx_surface(g), NULL, s, NULL);
+    SDL_UpdateWindowSurface(win);
 }
 
 int window_run(const AppOptions *o) {
@@ -391,19 +398,16 @@ int window_run(const AppOptions *o) {
         script_free(sc);
         return 1;
     }
-    // Every pixel is drawn on the CPU canvas; a renderer would only copy it
-    // to the screen. A GPU renderer loads the GL driver first (about 300 ms
-    // before the first frame, bench/first_frame.sh), so present through the
-    // window's own framebuffer. SDL_RENDER_DRIVER=opengl in the environment
-    // still takes precedence.
-    SDL_SetHint(SDL_HINT_RENDER_DRIVER, "software");
+    // Without this SDL backs a window's framebuffer with a GL renderer, and
+    // loading the GL driver cost about 300 ms before the first frame
+    // (bench/first_frame.sh). SDL_FRAMEBUFFER_ACCELERATION in the
+    // environment still takes precedence.
     SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
     SDL_SetHint(SDL_HINT_IME_SHOW_UI, "1");
     SDL_Window *win = SDL_CreateWindow("Transformer Tracer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 800,
                                        SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
-    SDL_Renderer *ren = win ? SDL_CreateRenderer(win, -1, SDL_RENDERER_PRESENTVSYNC) : NULL;
-    if (!ren && win) ren = SDL_CreateRenderer(win, -1, SDL_RENDERER_SOFTWARE);
-    if (!win || !ren) {
+    SDL_Surface *screen = win ? SDL_GetWindowSurface(win) : NULL;
+    if (!screen) {
         fprintf(stderr, "transformer-tracer: cannot open a window: %s\n", SDL_GetError());
         if (win) SDL_DestroyWindow(win);
         SDL_Quit();
@@ -411,30 +415,33 @@ int window_run(const AppOptions *o) {
         return 1;
     }
     SDL_StopTextInput();  // typing goes to the text box only after Ctrl+L or a click on it
-    int dw, dh, ww, wh;
-    SDL_GetRendererOutputSize(ren, &dw, &dh);
+    int ww, wh;
     SDL_GetWindowSize(win, &ww, &wh);
-    Gfx *g = gfx_new(dw, dh, font, &err);
+    // the font is opened on a 1×1 canvas: the window's framebuffer is the canvas
+    Gfx *g = gfx_new(1, 1, font, &err);
+    if (g && !attach(win, g)) {
+        err_set(&err, "cannot draw in the window: %s", SDL_GetError());
+        gfx_free(g);
+        g = NULL;
+    }
     App *a = g ? app_new(o, g, &err) : NULL;
     if (!a) {
         fprintf(stderr, "transformer-tracer: %s\n", err.msg);
         gfx_free(g);
-        SDL_DestroyRenderer(ren);
         SDL_DestroyWindow(win);
         SDL_Quit();
         script_free(sc);
         return 1;
     }
     // HiDPI: the canvas has the screen's pixels; the UI scale follows
-    float hidpi = ww > 0 ? (float)dw / (float)ww : 1.0f;
+    float hidpi = ww > 0 ? (float)screen->w / (float)ww : 1.0f;
     gfx_set_scale(g, (o->scale > 0 ? o->scale : 1.0f) * hidpi);
-    SDL_Texture *tex = NULL;
     bool dirty = true;
     const char *first_frame = getenv("TRANSFORMER_TRACER_FIRST_FRAME");
     while (!app_quit_requested(a)) {
         if (dirty) {
             app_draw(a);
-            present(ren, &tex, g);
+            present(win, g);
             if (first_frame) {  // TRANSFORMER_TRACER_FIRST_FRAME: the cold-start benchmark (bench/first_frame.sh)
                 struct timespec now;
                 clock_gettime(CLOCK_REALTIME, &now);
@@ -451,8 +458,7 @@ int window_run(const AppOptions *o) {
         bool got = wait < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, wait);
         while (got) {
             if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
-                SDL_GetRendererOutputSize(ren, &dw, &dh);
-                gfx_resize(g, dw, dh);
+                if (!attach(win, g)) gfx_resize(g, 1, 1);  // nothing to draw on until the next size
             }
             if (e.type == SDL_MOUSEMOTION) {  // window coordinates → canvas pixels
                 e.motion.x = (int)((float)e.motion.x * hidpi);
@@ -470,8 +476,6 @@ int window_run(const AppOptions *o) {
     }
     app_free(a);
     gfx_free(g);
-    SDL_DestroyTexture(tex);
-    SDL_DestroyRenderer(ren);
     SDL_DestroyWindow(win);
     SDL_Quit();
     int rc = 0;

@@ -1,3 +1,6 @@
+// MAP_POPULATE is not in POSIX 2008.
+#define _DEFAULT_SOURCE
+
 #include "fileio.h"
 
 #include <errno.h>
@@ -6,6 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -42,10 +46,16 @@ int fio_read_all(const char *path, size_t max_bytes, char **data, size_t *len, E
     size_t used = 0;
     for (;;) {
         if (used == cap - 1) {
+            // Full: at the end of a file read at its stat size, one probe tells
+            // "all of it" without doubling (and copying) the buffer.
+            int c = fgetc(fp);
+            if (c == EOF && ferror(fp)) {
+                err_set(err, "%s: cannot read: %s", path, strerror(errno));
+                goto fail;
+            }
+            if (c == EOF) break;
+            ungetc(c, fp);
             if (used >= max_bytes) {
-                // One byte past the limit tells "exactly max_bytes" from "more".
-                int c = fgetc(fp);
-                if (c == EOF) break;
                 err_set(err, "%s: file is larger than the limit of %zu bytes", path, max_bytes);
                 goto fail;
             }
@@ -79,6 +89,33 @@ fail:
     free(buf);
     fclose(fp);
     return -1;
+}
+
+int fio_map(const char *path, size_t max_bytes, FioMap *m, Error *err) {
+    *m = (FioMap){0};
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size <= max_bytes) {
+        // MAP_POPULATE: the whole file is about to be read, so map it in one go
+        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        if (p != MAP_FAILED) {
+            close(fd);
+            *m = (FioMap){p, (size_t)st.st_size, true};
+            return 0;
+        }
+    }
+    if (fd >= 0) close(fd);
+    // not a regular file, empty, too large or not mappable: the reader says which
+    char *data;
+    if (fio_read_all(path, max_bytes, &data, &m->len, err)) return -1;
+    m->data = data;
+    return 0;
+}
+
+void fio_unmap(FioMap *m) {
+    if (m->mapped) munmap((void *)m->data, m->len);
+    else free((void *)m->data);
+    *m = (FioMap){0};
 }
 
 static void atomic_clear(AtomicFile *af) {

@@ -4,6 +4,7 @@
 #ifndef TT_FILEIO_H
 #define TT_FILEIO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -12,6 +13,22 @@
 // Reads a whole file into a NUL-terminated heap buffer (*len excludes the NUL).
 // Refuses files larger than max_bytes. Returns 0 or -1 with err set.
 int fio_read_all(const char *path, size_t max_bytes, char **data, size_t *len, Error *err);
+
+// A whole file mapped read-only, or read into memory where it cannot be
+// mapped (a pipe, an empty file): for large files that are only read, with
+// no copy and no fresh buffer to fault in page by page. Not NUL-terminated.
+// Files here are replaced by rename (fio_atomic_*), which leaves a mapping
+// intact; a file truncated in place while mapped would fault on access.
+typedef struct {
+    const char *data;
+    size_t len;
+    bool mapped;
+} FioMap;
+
+// Maps path (at most max_bytes). Returns 0 or -1 with err set, as fio_read_all.
+int fio_map(const char *path, size_t max_bytes, FioMap *m, Error *err);
+// Unmaps or frees; m is zeroed. Safe on a zeroed FioMap.
+void fio_unmap(FioMap *m);
 
 typedef struct {
     FILE *fp;            // write here

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pages.h"
 #include "rng.h"
 #include "safetensors.h"
 
@@ -163,7 +164,7 @@ Model *mdl_new(const Config *cfg, Vocab *src, Vocab *tgt, Error *err) {
     m->cfg.tgt_vocab = voc_size(tgt);
     if (mdl_check_config(&m->cfg, err)) goto fail;
     m->n_params = mdl_param_count(&m->cfg);
-    m->block = calloc((size_t)m->n_params, sizeof(float));
+    m->block = pg_alloc((size_t)m->n_params * sizeof(float));  // filled whole at once: one go, not page by page
     m->w.enc = calloc((size_t)m->cfg.n_enc, sizeof *m->w.enc);
     m->w.dec = calloc((size_t)m->cfg.n_dec, sizeof *m->w.dec);
     m->name = strdup("");
@@ -201,7 +202,7 @@ void mdl_free(Model *m) {
     if (!m) return;
     voc_free(m->src);
     voc_free(m->tgt);
-    free(m->block);
+    pg_free(m->block, (size_t)m->n_params * sizeof(float));
     free(m->w.enc);
     free(m->w.dec);
     free(m->name);

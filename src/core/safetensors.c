@@ -24,8 +24,9 @@
 
 struct StFile {
     char *path;
-    char *data;              // whole file: 8-byte length, header, buffer
-    size_t len;
+    FioMap file;             // whole file, mapped: 8-byte length, header, buffer
+    const char *data;        // file.data
+    size_t len;              // file.len
     const unsigned char *buffer;  // data + 8 + header length
     size_t buffer_len;
     Json *header;
@@ -260,7 +261,9 @@ StFile *st_open(const char *path, Error *err) {
         goto fail;
     }
     strcpy(f->path, path);
-    if (fio_read_all(path, ST_MAX_FILE_BYTES, &f->data, &f->len, err) != 0) goto fail;
+    if (fio_map(path, ST_MAX_FILE_BYTES, &f->file, err) != 0) goto fail;
+    f->data = f->file.data;
+    f->len = f->file.len;
     if (f->len < 8) {
         err_set(err, "%s: file is %zu bytes, too short for the 8-byte header length", path, f->len);
         goto fail;
@@ -296,7 +299,7 @@ fail:
 void st_free(StFile *f) {
     if (!f) return;
     free(f->path);
-    free(f->data);
+    fio_unmap(&f->file);
     json_free(f->header);
     free(f->tensors);
     free(f);

@@ -1,0 +1,76 @@
+// MAP_ANONYMOUS and madvise's advice are not in POSIX 2008.
+#define _DEFAULT_SOURCE
+
+#include "pages.h"
+
+#include <stdlib.h>
+
+#if defined(__linux__)
+#include <malloc.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+void *pg_alloc(size_t bytes) {
+    if (bytes == 0) bytes = 1;
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return NULL;
+    // Both are hints: an older kernel refuses them, and then the pages
+    // simply fault in as they are first written.
+#ifdef MADV_HUGEPAGE
+    madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+#ifdef MADV_POPULATE_WRITE
+    madvise(p, bytes, MADV_POPULATE_WRITE);
+#endif
+    return p;
+}
+
+void pg_free(void *p, size_t bytes) {
+    if (p) munmap(p, bytes == 0 ? 1 : bytes);
+}
+
+void pg_prefault(void *p, size_t bytes) {
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = ((uintptr_t)p + page - 1) & ~(page - 1),
+              hi = ((uintptr_t)p + bytes) & ~(page - 1);
+    if (hi <= lo) return;
+#ifdef MADV_HUGEPAGE
+    madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+#endif
+#ifdef MADV_POPULATE_WRITE
+    madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#endif
+}
+
+void pg_warm_heap(size_t bytes) {
+#if defined(__GLIBC__) && defined(M_MMAP_THRESHOLD)
+    // glibc maps each block of 128 KB or more afresh and unmaps it when
+    // freed, so that every large block faults in page by page again
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's largest
+    mallopt(M_TRIM_THRESHOLD, (int)(bytes * 2 < (64u << 20) ? (64u << 20) : bytes * 2));
+    void *block = malloc(bytes);  // the heap grows to hold it; freed, it stays as the heap's free top
+    if (!block) return;
+    pg_prefault(block, bytes);
+    free(block);
+#else
+    (void)bytes;
+#endif
+}
+
+#else
+
+void *pg_alloc(size_t bytes) { return calloc(1, bytes == 0 ? 1 : bytes); }
+
+void pg_free(void *p, size_t bytes) {
+    (void)bytes;
+    free(p);
+}
+
+void pg_prefault(void *p, size_t bytes) {
+    (void)p;
+    (void)bytes;
+}
+
+void pg_warm_heap(size_t bytes) { (void)bytes; }
+
+#endif
