@@ -6,18 +6,8 @@
 
 #include "fileio.h"
 
-enum { N_SPLITS = 3, MAX_FOLDERS = 4, MAX_TOKENS = 256, MAX_LINKS = 1024 };
+enum { N_SPLITS = 3, MAX_TOKENS = 256, MAX_LINKS = 1024 };
 static const char *const split_names[N_SPLITS] = {"train.tsv", "valid.tsv", "test.tsv"};
-
-// The splits' text, by folder, mapped once: a sentence's line is found by
-// searching the text, and only that line is parsed (parsing whole corpora
-// took most of a command-line export). A split that cannot be read stays
-// empty and is not tried again: a missing corpus just means no gold.
-static struct {
-    char dir[1024];
-    FioMap text[N_SPLITS];
-} cache[MAX_FOLDERS];
-static int n_cached;
 
 // The last pair found, parsed into its own storage; the window asks again on every redraw.
 static struct {
@@ -38,21 +28,6 @@ static bool corpus_dir(const char *model_path, char *buf, size_t size) {
     int dir_len = slash ? (int)(slash - model_path) : 1;
     int n = snprintf(buf, size, "%.*s/../corpus/%s", dir_len, slash ? model_path : ".", pair);
     return n > 0 && (size_t)n < size;
-}
-
-// The cache entry of dir, its splits read on first use; -1 when the cache is full.
-static int corpora(const char *dir) {
-    for (int i = 0; i < n_cached; i++)
-        if (!strcmp(cache[i].dir, dir)) return i;
-    if (n_cached == MAX_FOLDERS) return -1;
-    snprintf(cache[n_cached].dir, sizeof cache[n_cached].dir, "%s", dir);
-    for (int k = 0; k < N_SPLITS; k++) {
-        char path[1100];
-        Error err;
-        snprintf(path, sizeof path, "%s/%s", dir, split_names[k]);
-        if (fio_map(path, CORPUS_MAX_FILE_BYTES, &cache[n_cached].text[k], &err)) cache[n_cached].text[k] = (FioMap){0};
-    }
-    return n_cached++;
 }
 
 // Cuts s at each sep in place into at most most pieces; returns how many, or -1 if more.
@@ -144,12 +119,21 @@ const CorpusPair *gold_find(const Model *m, const Trace *t, const char **file) {
     if (strcmp(id, last.key)) {
         snprintf(last.key, sizeof last.key, "%s", id);
         last.found = false;
-        int c = corpora(dir);
-        for (int k = 0; c >= 0 && k < N_SPLITS && !last.found; k++)
-            if (cache[c].text[k].data && find_line(cache[c].text[k].data, cache[c].text[k].len, key)) {
+        // Each split is mapped for the search only, never kept: a corpus
+        // file rewritten in place while mapped would fault on the next
+        // access. A split that cannot be read just means no gold from it.
+        for (int k = 0; k < N_SPLITS && !last.found; k++) {
+            char path[1100];
+            FioMap text;
+            Error err;
+            snprintf(path, sizeof path, "%s/%s", dir, split_names[k]);
+            if (fio_map(path, CORPUS_MAX_FILE_BYTES, &text, &err)) continue;
+            if (find_line(text.data, text.len, key)) {
                 last.found = true;
                 last.file = split_names[k];
             }
+            fio_unmap(&text);
+        }
     }
     if (!last.found) return NULL;
     if (file) *file = last.file;

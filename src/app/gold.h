@@ -11,8 +11,9 @@
 // The corpus pair whose source is the trace's source sentence and whose target
 // is the trace's output, when it has a gold alignment; NULL otherwise, and
 // always for models other than en-zh.safetensors and en-fr.safetensors. Their
-// corpora are <model's folder>/../corpus/<pair>/{train,valid,test}.tsv; each
-// is read once, on first use, and kept. *file names the split the pair is in.
+// corpora are <model's folder>/../corpus/<pair>/{train,valid,test}.tsv,
+// searched (not parsed whole) when the sentence or the output changes; the
+// last answer is kept for redraws. *file names the split the pair is in.
 const CorpusPair *gold_find(const Model *m, const Trace *t, const char **file);
 
 #endif
