@@ -13,12 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int fio_read_all(const char *path, size_t max_bytes, char **data, size_t *len, Error *err) {
-    *data = NULL;
-    *len = 0;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return err_set(err, "%s: cannot open: %s", path, strerror(errno));
-
+// Reads all of an open stream (named path in messages) and closes it.
+static int read_stream(FILE *fp, const char *path, size_t max_bytes, char **data, size_t *len, Error *err) {
     struct stat st;
     if (fstat(fileno(fp), &st) != 0) {
         err_set(err, "%s: cannot stat: %s", path, strerror(errno));
@@ -91,11 +87,20 @@ fail:
     return -1;
 }
 
+int fio_read_all(const char *path, size_t max_bytes, char **data, size_t *len, Error *err) {
+    *data = NULL;
+    *len = 0;
+    FILE *fp = fopen(path, "rb");
+    if (!fp) return err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    return read_stream(fp, path, max_bytes, data, len, err);
+}
+
 int fio_map(const char *path, size_t max_bytes, FioMap *m, Error *err) {
     *m = (FioMap){0};
     int fd = open(path, O_RDONLY);
+    if (fd < 0) return err_set(err, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
-    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size <= max_bytes) {
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size <= max_bytes) {
         // MAP_POPULATE: the whole file is about to be read, so map it in one go
         void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
         if (p != MAP_FAILED) {
@@ -104,11 +109,19 @@ int fio_map(const char *path, size_t max_bytes, FioMap *m, Error *err) {
             return 0;
         }
     }
-    if (fd >= 0) close(fd);
-    // not a regular file, empty, too large or not mappable: the reader says which
+    // Not a regular file, empty, too large or not mappable: read it through
+    // the same descriptor (opening a pipe again would wait for a new writer),
+    // and the reader says what is wrong, if anything.
+    FILE *fp = fdopen(fd, "rb");
+    if (!fp) {
+        err_set(err, "%s: cannot read: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
     char *data;
-    if (fio_read_all(path, max_bytes, &data, &m->len, err)) return -1;
-    m->data = data;
+    size_t len;
+    if (read_stream(fp, path, max_bytes, &data, &len, err)) return -1;
+    *m = (FioMap){data, len, false};
     return 0;
 }
 
