@@ -398,12 +398,14 @@ int window_run(const AppOptions *o) {
         script_free(sc);
         return 1;
     }
-    // X11 gives a window a framebuffer of its own (shared memory); without
-    // this hint SDL backs it with a GL renderer instead, and loading the GL
-    // driver cost about 300 ms before the first frame (bench/first_frame.sh).
-    // Elsewhere (Wayland) the renderer is the only framebuffer there is.
+    // X11 and the offscreen driver give a window a framebuffer of their own;
+    // without this hint SDL backs it with a GL renderer instead, and loading
+    // the GL driver cost about 300 ms before the first frame
+    // (bench/first_frame.sh). Wayland and KMS/DRM have no framebuffer of
+    // their own: there the hint would leave no window surface at all.
     // SDL_FRAMEBUFFER_ACCELERATION in the environment still takes precedence.
-    if (driver && !strcmp(driver, "x11")) SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
+    if (driver && strcmp(driver, "wayland") && strcmp(driver, "kmsdrm"))
+        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
     SDL_SetHint(SDL_HINT_IME_SHOW_UI, "1");
     SDL_Window *win = SDL_CreateWindow("Transformer Tracer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 800,
                                        SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
