@@ -217,12 +217,18 @@ static inline void blend(Uint32 *p, Color c, float a) {
 static Uint32 *pixel(Gfx *g, int x, int y) { return (Uint32 *)((Uint8 *)g->surface->pixels + (size_t)y * g->surface->pitch) + x; }
 
 void gfx_fill(Gfx *g, SDL_Rect r, Color c) {
-    if ((c >> 24) == 0xFF) {
-        SDL_FillRect(g->surface, &r, c);
-        return;
-    }
     SDL_Rect v;
     if (!SDL_IntersectRect(&r, &g->clip, &v)) return;
+    if ((c >> 24) == 0xFF) {
+        // Plain stores, not SDL_FillRect: its streaming (non-temporal) stores
+        // followed by ordinary ones for each row's tail made a heatmap of
+        // narrow cells take 13 ms instead of 2 (bench_app, src.embed).
+        for (int y = v.y; y < v.y + v.h; y++) {
+            Uint32 *p = pixel(g, v.x, y);
+            for (int x = 0; x < v.w; x++) p[x] = c;
+        }
+        return;
+    }
     for (int y = v.y; y < v.y + v.h; y++)
         for (int x = v.x; x < v.x + v.w; x++) blend(pixel(g, x, y), c, 1.0f);
 }
