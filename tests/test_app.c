@@ -698,26 +698,31 @@ struct Golden {
     int head, dstep;
     DecodeMode mode;
     const char *keys;       // then pressed: ? help, t theme, z F2 (繁體中文), e the text box with an input method composing
+    float temperature;      // sampling (seed 1); 0 = 1
+    int top_k;
 };
 
 static const Golden goldens[] = {
-    {"src.tokens", "src.tokens", 0, 0, DECODE_GREEDY, ""},
-    {"src.embed", "src.embed", 0, 0, DECODE_GREEDY, ""},
-    {"enc.L1.self_attn.scores", "enc.L1.self_attn.scores", 1, 0, DECODE_GREEDY, ""},
-    {"enc.L1.self_attn.weights", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, ""},
-    {"enc.L1.self_attn.weights.dark", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "t"},
-    {"dec.look_ahead_mask", "dec.look_ahead_mask", 0, 5, DECODE_GREEDY, ""},
-    {"dec.L1.self_attn.masked_scores", "dec.L1.self_attn.masked_scores", 1, 5, DECODE_GREEDY, ""},
-    {"dec.L2.cross_attn.weights", "dec.L2.cross_attn.weights", 2, 5, DECODE_GREEDY, ""},
-    {"dec.probs", "dec.probs", 0, 3, DECODE_GREEDY, ""},
-    {"dec.top_k", "dec.top_k", 0, 3, DECODE_GREEDY, ""},
-    {"dec.choice", "dec.choice", 0, 3, DECODE_GREEDY, ""},
-    {"dec.beam", "dec.beam", 0, 3, DECODE_BEAM, ""},
-    {"dec.beam.end", "dec.beam", 0, 7, DECODE_BEAM, ""},  // the last step: earlier steps left out, a finished hypothesis
-    {"dec.L1.self_attn.weights.zh-TW", "dec.L1.self_attn.weights", 1, 5, DECODE_GREEDY, "z"},
-    {"dec.loss", "dec.loss", 0, 1, DECODE_TEACHER, ""},
-    {"help", "src.tokens", 0, 0, DECODE_GREEDY, "?"},
-    {"text_box", "src.tokens", 0, 0, DECODE_GREEDY, "e"},
+    {"src.tokens", "src.tokens", 0, 0, DECODE_GREEDY, "", 0.0f, 0},
+    {"src.embed", "src.embed", 0, 0, DECODE_GREEDY, "", 0.0f, 0},
+    {"enc.L1.self_attn.scores", "enc.L1.self_attn.scores", 1, 0, DECODE_GREEDY, "", 0.0f, 0},
+    {"enc.L1.self_attn.weights", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "", 0.0f, 0},
+    {"enc.L1.self_attn.weights.dark", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "t", 0.0f, 0},
+    {"dec.look_ahead_mask", "dec.look_ahead_mask", 0, 5, DECODE_GREEDY, "", 0.0f, 0},
+    {"dec.L1.self_attn.masked_scores", "dec.L1.self_attn.masked_scores", 1, 5, DECODE_GREEDY, "", 0.0f, 0},
+    {"dec.L2.cross_attn.weights", "dec.L2.cross_attn.weights", 2, 5, DECODE_GREEDY, "", 0.0f, 0},
+    {"dec.probs", "dec.probs", 0, 3, DECODE_GREEDY, "", 0.0f, 0},
+    {"dec.top_k", "dec.top_k", 0, 3, DECODE_GREEDY, "", 0.0f, 0},
+    {"dec.choice", "dec.choice", 0, 3, DECODE_GREEDY, "", 0.0f, 0},
+    // T = 2 draws the 31st most likely token at step 1: its bar, its rank and u on the shares
+    {"dec.sample", "dec.sample", 0, 1, DECODE_SAMPLE, "", 2.0f, 0},
+    {"dec.sample.top_k", "dec.sample", 0, 2, DECODE_SAMPLE, "", 1.0f, 3},  // the removed tokens counted, not drawn
+    {"dec.beam", "dec.beam", 0, 3, DECODE_BEAM, "", 0.0f, 0},
+    {"dec.beam.end", "dec.beam", 0, 7, DECODE_BEAM, "", 0.0f, 0},  // the last step: earlier steps left out, a finished hypothesis
+    {"dec.L1.self_attn.weights.zh-TW", "dec.L1.self_attn.weights", 1, 5, DECODE_GREEDY, "z", 0.0f, 0},
+    {"dec.loss", "dec.loss", 0, 1, DECODE_TEACHER, "", 0.0f, 0},
+    {"help", "src.tokens", 0, 0, DECODE_GREEDY, "?", 0.0f, 0},
+    {"text_box", "src.tokens", 0, 0, DECODE_GREEDY, "e", 0.0f, 0},
 };
 enum { N_GOLDEN = sizeof goldens / sizeof *goldens };
 
@@ -726,7 +731,8 @@ static Tokens target;  // TARGET in the model's target vocabulary
 // The state cmocka passes in is the Golden; the test gets the Fixture.
 static int setup_golden(void **state) {
     const Golden *gd = *state;
-    AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE, .decode = {.mode = gd->mode}};
+    AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE,
+                    .decode = {.mode = gd->mode, .temperature = gd->temperature, .top_k = gd->top_k, .seed = 1}};
     if (gd->mode == DECODE_TEACHER) {
         o.decode.target = target.ids;
         o.decode.target_len = target.n;

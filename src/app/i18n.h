@@ -37,6 +37,9 @@ typedef enum {
     S_V_PRODUCES,
     S_V_CHOICE_SAMPLED, // "P = %.3f, random draw u = %.3f"
     S_V_CHOICE_GREEDY,  // "P = %.3f (the largest)"
+    S_V_RANK,           // a bar's label below the top ones: "%s (rank %d)"
+    S_V_REMOVED,        // "%d tokens removed by top-k / top-p (P = 0)"
+    S_V_DRAW_STRIP,     // "the draw u = %.3f falls in %s's share of the cumulative P (tokens in the order of the bars)"
     S_V_BEAM_HYPOTHESIS,
     S_V_BEAM_LOGP,
     S_V_BEAM_SCORE,

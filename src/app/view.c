@@ -342,6 +342,8 @@ typedef struct {
     bool mark;
 } Bar;
 
+static Color with_alpha(Color c, float a) { return (c & 0x00FFFFFFu) | (Color)lroundf(255.0f * fminf(1.0f, a)) << 24; }
+
 // Horizontal bars, full length at the value full.
 // Whether a lesson outlines row r (from 0) of the step: a cell of it, or all of it.
 static bool row_highlighted(const ViewState *vs, int r) {
@@ -357,7 +359,8 @@ static void outline_row(Gfx *g, const ViewState *vs, SDL_Rect r) {
 }
 
 // rows_are_steps: bar i is row i of the step, so a lesson can outline it.
-static void draw_bars(Gfx *g, SDL_Rect area, const ViewState *vs, const Bar *bars, int n, const char *fmt, float full, bool rows_are_steps) {
+// Returns the y under the last row drawn.
+static int draw_bars(Gfx *g, SDL_Rect area, const ViewState *vs, const Bar *bars, int n, const char *fmt, float full, bool rows_are_steps) {
     const Theme *t = vs->theme;
     int px = vs->font_px, lh = gfx_line_height(g, px), pad = gfx_px(g, 6);
     int label_w = 0;
@@ -367,7 +370,8 @@ static void draw_bars(Gfx *g, SDL_Rect area, const ViewState *vs, const Bar *bar
     }
     int row_h = lh + pad, bar_x = area.x + label_w + 2 * pad, bar_w = area.w - label_w - gfx_px(g, 110);
     char buf[32];
-    for (int i = 0; i < n && (i + 1) * row_h <= area.h; i++) {
+    int i = 0;
+    for (; i < n && (i + 1) * row_h <= area.h; i++) {
         int y = area.y + i * row_h;
         Color c = bars[i].mark ? t->chosen : t->accent;
         gfx_text(g, bar_x - pad, y + pad / 2, bars[i].label, px, bars[i].mark ? t->chosen : t->text, GFX_RIGHT);
@@ -378,6 +382,7 @@ static void draw_bars(Gfx *g, SDL_Rect area, const ViewState *vs, const Bar *bar
         if (bars[i].mark) gfx_text(g, bar_x + w + gfx_px(g, 80), y + pad / 2, "\xE2\x97\x80", px, t->chosen, GFX_LEFT);  // ◀
         if (rows_are_steps && row_highlighted(vs, i)) outline_row(g, vs, (SDL_Rect){area.x, y, bar_x + bar_w + gfx_px(g, 100) - area.x, row_h});
     }
+    return area.y + i * row_h;
 }
 
 // The token chosen at a decoding step, or -1.
@@ -386,21 +391,94 @@ static int chosen_at(const Trace *tr, int dstep) {
     return i < 0 ? -1 : (int)trace_step(tr, i)->data[0];
 }
 
-static void draw_probs(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
-    // the most likely tokens of the last row, best first
-    Bar bars[16];
-    int n = 0, chosen = chosen_at(vs->trace, s->dstep);
-    const float *p = s->data + (size_t)(s->rows - 1) * s->cols;
-    bool used[4096] = {false};
-    for (; n < 12 && n < s->cols; n++) {
-        int best = -1;
-        for (int j = 0; j < s->cols && j < 4096; j++)
-            if (!used[j] && (best < 0 || p[j] > p[best])) best = j;
-        if (best < 0) break;
-        used[best] = true;
-        bars[n] = (Bar){voc_token(vs->model->tgt, best), p[best], best == chosen};
+typedef struct {
+    int id;
+    float p;
+} Ranked;
+
+// Best first, ties by the lower id: the order in which the sampler lays the
+// tokens end to end (sample() in src/core/trace.c).
+static int by_p_desc(const void *a, const void *b) {
+    const Ranked *x = a, *y = b;
+    if (x->p != y->p) return x->p > y->p ? -1 : 1;
+    return x->id - y->id;
+}
+
+// The draw of a sampling step: the tokens' shares of [0, 1) laid end to end
+// in rank order, the chosen one's share marked, and u on it.
+static void draw_strip(Gfx *g, SDL_Rect area, const ViewState *vs, const Ranked *r, int n, int chosen, float u, int y) {
+    const Theme *t = vs->theme;
+    int px = small_px(vs), lh = gfx_line_height(g, px), pad = gfx_px(g, 6);
+    int x0 = area.x + pad, w = area.w - 2 * pad - gfx_px(g, 40), h = lh * 2;
+    if (w < 20 || y + 3 * lh + h + pad > area.y + area.h) return;
+    char buf[200];
+    snprintf(buf, sizeof buf, i18n(vs->lang, S_V_DRAW_STRIP), (double)u, voc_token(vs->model->tgt, chosen));
+    gfx_text(g, x0, y, buf, px, t->text_dim, GFX_LEFT);
+    y += lh + lh;  // room for u's label above the strip
+    double acc = 0.0;
+    for (int i = 0; i < n && r[i].p > 0.0f; i++) {
+        int a = x0 + (int)lround(acc * w);
+        acc += r[i].p;
+        int b = x0 + (int)lround(fmin(acc, 1.0) * w);
+        Color c = r[i].id == chosen ? t->chosen : with_alpha(t->accent, i % 2 ? 0.45f : 0.8f);
+        gfx_fill(g, (SDL_Rect){a, y, b - a > 1 ? b - a : 1, h}, c);
+        const char *tok = voc_token(vs->model->tgt, r[i].id);
+        if (b - a > gfx_text_width(g, tok, px) + pad)
+            gfx_text(g, (a + b) / 2, y + (h - lh) / 2, tok, px, r[i].id == chosen ? t->accent_text : t->text, GFX_CENTER);
     }
-    draw_bars(g, area, vs, bars, n, "%.3f", 1.0f, false);
+    gfx_frame(g, (SDL_Rect){x0, y, w, h}, 1, t->panel_edge);
+    gfx_text(g, x0, y + h + gfx_px(g, 2), "0", px, t->text_dim, GFX_CENTER);
+    gfx_text(g, x0 + w, y + h + gfx_px(g, 2), "1", px, t->text_dim, GFX_CENTER);
+    // u: a line through the strip and its value above it
+    int ux = x0 + (int)lroundf(u * (float)w), m = gfx_px(g, 2);
+    gfx_fill(g, (SDL_Rect){ux - m / 2, y - gfx_px(g, 4), m > 1 ? m : 1, h + gfx_px(g, 8)}, t->text);
+    snprintf(buf, sizeof buf, "u = %.3f", (double)u);
+    gfx_text(g, ux, y - lh - gfx_px(g, 4), buf, px, t->text, GFX_CENTER);
+}
+
+// The most likely tokens of the last row, best first. In a sampling step the
+// tokens top-k and top-p removed (P = 0) are counted, not drawn; a chosen
+// token below the bars takes the last bar, with its rank; and the draw u is
+// shown on the tokens' shares.
+static void draw_probs(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
+    const Theme *t = vs->theme;
+    int V = s->cols, chosen = chosen_at(vs->trace, s->dstep);
+    const float *p = s->data + (size_t)(s->rows - 1) * V;
+    bool sampled = !strcmp(s->name, "dec.sample");
+    Ranked *r = malloc((size_t)V * sizeof *r);
+    if (!r) return;
+    int kept = 0, chosen_rank = -1;
+    for (int j = 0; j < V; j++) r[j] = (Ranked){j, p[j]};
+    qsort(r, (size_t)V, sizeof *r, by_p_desc);
+    for (int j = 0; j < V; j++) {
+        if (r[j].id == chosen) chosen_rank = j;
+        kept += !sampled || r[j].p > 0.0f;
+    }
+    int c = trace_find(vs->trace, "dec.choice", 0, s->dstep);
+    float u = c >= 0 ? trace_step(vs->trace, c)->data[2] : -1.0f;
+    bool strip = sampled && chosen >= 0 && u >= 0.0f;
+    // as many bars as leave room for the lines under them (draw_strip: 6 lines)
+    int px = small_px(vs), lh = gfx_line_height(g, px), row_h = gfx_line_height(g, vs->font_px) + gfx_px(g, 6);
+    int below = gfx_px(g, 8) + (sampled && kept < V ? lh : 0) + (strip ? 6 * lh : 0);
+    int fit = (area.h - below) / row_h;
+    Bar bars[12];
+    int n = kept < 12 ? kept : 12;
+    if (n > fit) n = fit > 2 ? fit : 2;
+    for (int i = 0; i < n; i++) bars[i] = (Bar){voc_token(vs->model->tgt, r[i].id), r[i].p, r[i].id == chosen};
+    char ranked[160];
+    if (chosen_rank >= n && n > 0) {
+        snprintf(ranked, sizeof ranked, i18n(vs->lang, S_V_RANK), voc_token(vs->model->tgt, chosen), chosen_rank + 1);
+        bars[n - 1] = (Bar){ranked, p[chosen], true};
+    }
+    int y = draw_bars(g, area, vs, bars, n, "%.3f", 1.0f, false) + gfx_px(g, 8);
+    char buf[160];
+    if (sampled && kept < V && y + lh <= area.y + area.h) {
+        snprintf(buf, sizeof buf, i18n(vs->lang, S_V_REMOVED), V - kept);
+        gfx_text(g, area.x + gfx_px(g, 6), y, buf, px, t->text_dim, GFX_LEFT);
+        y += lh;
+    }
+    if (strip) draw_strip(g, area, vs, r, kept, chosen, u, y + lh);
+    free(r);
 }
 
 static void draw_top_k(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
@@ -438,8 +516,6 @@ static void draw_choice(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *
 }
 
 // ---- beam search: the tree of hypotheses, and the table of the step ----
-
-static Color with_alpha(Color c, float a) { return (c & 0x00FFFFFFu) | (Color)lroundf(255.0f * fminf(1.0f, a)) << 24; }
 
 enum { BEAM_STEPS_MAX = 256 };
 
