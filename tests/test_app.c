@@ -697,7 +697,7 @@ struct Golden {
     const char *stage;
     int head, dstep;
     DecodeMode mode;
-    const char *keys;       // then pressed: ? help, t theme, z F2 (繁體中文), e the text box with an input method composing
+    const char *keys;       // then pressed: ? help, t theme, z F2 (繁體中文), g the heads grid, e the text box with an input method composing
     float temperature;      // sampling (seed 1); 0 = 1
     int top_k;
 };
@@ -707,6 +707,8 @@ static const Golden goldens[] = {
     {"src.embed", "src.embed", 0, 0, DECODE_GREEDY, "", 0.0f, 0},
     {"enc.L1.self_attn.scores", "enc.L1.self_attn.scores", 1, 0, DECODE_GREEDY, "", 0.0f, 0},
     {"enc.L1.self_attn.weights", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "", 0.0f, 0},
+    // every head and their average; the column labels too wide for the cells read upwards
+    {"enc.L1.self_attn.weights.grid", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "g", 0.0f, 0},
     {"enc.L1.self_attn.weights.dark", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "t", 0.0f, 0},
     {"dec.look_ahead_mask", "dec.look_ahead_mask", 0, 5, DECODE_GREEDY, "", 0.0f, 0},
     {"dec.L1.self_attn.masked_scores", "dec.L1.self_attn.masked_scores", 1, 5, DECODE_GREEDY, "", 0.0f, 0},
@@ -744,6 +746,7 @@ static int setup_golden(void **state) {
         if (*k == '?') key(f->a, SDLK_SLASH, KMOD_LSHIFT);
         else if (*k == 't') key(f->a, SDLK_t, KMOD_NONE);
         else if (*k == 'z') key(f->a, SDLK_F2, KMOD_NONE);
+        else if (*k == 'g') key(f->a, SDLK_g, KMOD_NONE);
         else if (*k == 'e') {
             key(f->a, SDLK_l, KMOD_LCTRL);
             keys(f->a, SDLK_BACKSPACE, 5);  // "mat ."

@@ -373,20 +373,48 @@ int gfx_text(Gfx *g, int x, int y, const char *utf8, int px, Color c, int align)
     return s->w;
 }
 
-int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align) {
-    if (gfx_text_width(g, utf8, px) <= w) return gfx_text(g, x, y, utf8, px, c, align);
+// utf8, or as much of it as fits in w with "…" (in buf); NULL if nothing fits.
+static const char *fitted(Gfx *g, const char *utf8, int px, int w, char *buf, size_t size) {
+    if (gfx_text_width(g, utf8, px) <= w) return utf8;
     // cut at a character boundary until the text and "…" fit
-    char buf[256];
     size_t n = strlen(utf8);
-    if (n > sizeof buf - 4) n = sizeof buf - 4;
+    if (n > size - 4) n = size - 4;
     while (n > 0) {
         do n--;
         while (n > 0 && ((unsigned char)utf8[n] & 0xC0) == 0x80);
         memcpy(buf, utf8, n);
         memcpy(buf + n, "\xE2\x80\xA6", 4);
-        if (gfx_text_width(g, buf, px) <= w) return gfx_text(g, x, y, buf, px, c, align);
+        if (gfx_text_width(g, buf, px) <= w) return buf;
     }
-    return 0;
+    return NULL;
+}
+
+int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align) {
+    char buf[256];
+    const char *text = fitted(g, utf8, px, w, buf, sizeof buf);
+    return text ? gfx_text(g, x, y, text, px, c, align) : 0;
+}
+
+int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Color c) {
+    char buf[256];
+    const char *text = utf8 && *utf8 ? fitted(g, utf8, px, len, buf, sizeof buf) : NULL;
+    SDL_Surface *s = text ? render_text(g, text, px, c) : NULL;
+    if (!s || SDL_LockSurface(s) < 0) return 0;
+    // the rendered line's pixel (sx, sy) goes to (x + sy, bottom - 1 - sx)
+    const SDL_Rect *k = &g->clip;
+    for (int sy = 0; sy < s->h; sy++) {
+        int dx = x + sy;
+        if (dx < k->x || dx >= k->x + k->w) continue;
+        const Uint32 *row = (const Uint32 *)((const Uint8 *)s->pixels + (size_t)sy * s->pitch);
+        for (int sx = 0; sx < s->w; sx++) {
+            int dy = bottom - 1 - sx;
+            Uint8 r, gr, b, a;
+            SDL_GetRGBA(row[sx], s->format, &r, &gr, &b, &a);
+            if (a && dy >= k->y && dy < k->y + k->h) blend(pixel(g, dx, dy), c | 0xFF000000u, (float)a / 255.0f);
+        }
+    }
+    SDL_UnlockSurface(s);
+    return s->w;
 }
 
 // Bytes of the UTF-8 character at s, and its code point.

@@ -61,6 +61,10 @@ int gfx_text_width(Gfx *g, const char *utf8, int px);
 int gfx_line_height(Gfx *g, int px);
 // Draws text fitted into width w: cut with "…" when too long. Returns the width drawn.
 int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align);
+// Draws text turned a quarter left, reading upwards: the tops of its letters
+// face x, its last letter ends at bottom, cut with "…" to at most len pixels.
+// Returns the length drawn.
+int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Color c);
 // Draws text wrapped into lines of width w: at spaces, and between CJK
 // characters (not before closing punctuation); "\n" starts a paragraph.
 // Returns the height used. With draw false it only measures.

@@ -13,6 +13,7 @@ typedef struct {
     int cell_w, cell_h;
     int label_x;            // right edge of the row labels
     int title_y, col_label_y;
+    int col_label_up;       // > 0: the column labels read upwards, in a band this tall
     SDL_Rect bar;           // the colour bar
     SDL_Rect norms;         // per-row norm bars (w 0: none)
     int right;              // right edge of all that is drawn
@@ -104,33 +105,67 @@ static int row_labels_width(Gfx *g, const ViewState *vs, const Step *s) {
 }
 
 // row_labels false: the panel to the left shows them (composite views).
+// A column label's width with a gap that keeps it apart from the next.
+static int col_label_width(Gfx *g, const Step *s, int c, int px) { return gfx_text_width(g, s->col_labels[c], px) + gfx_px(g, 6); }
+
+// Where column c's label goes: centred on its column, or widened into the
+// room its neighbours' labels leave (left of the first column: first_room),
+// shifted off a side that has none. Sets *shift (pixels from the column's
+// centre); false when it does not fit even so.
+static bool place_col_label(Gfx *g, const Step *s, int c, int cell_w, int first_room, int px, int *shift) {
+    *shift = 0;
+    int w = col_label_width(g, s, c, px);
+    if (w <= cell_w) return true;
+    int left = c == 0 ? first_room : (cell_w - SDL_min(cell_w, col_label_width(g, s, c - 1, px))) / 2;
+    int right = c == s->cols - 1 ? 0 : (cell_w - SDL_min(cell_w, col_label_width(g, s, c + 1, px))) / 2;
+    if (w > cell_w + left + right) return false;
+    int half = (w - cell_w + 1) / 2;
+    if (half > left) *shift = half - left;
+    else if (half > right) *shift = right - half;
+    return true;
+}
+
 static HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, bool has_title, bool row_labels) {
     HeatLayout L = {0};
     int px = vs->font_px;
     L.small_px = small_px(vs);
     int lh = gfx_line_height(g, L.small_px), pad = gfx_px(g, 6);
     L.title_y = area.y;
-    int top = area.y + (has_title ? gfx_line_height(g, px) + pad : 0);
+    L.col_label_y = area.y + (has_title ? gfx_line_height(g, px) + pad : 0);
     int label_w = row_labels ? row_labels_width(g, vs, s) : 0;
-    L.col_label_y = top;
-    top += lh + pad / 2;
     bool matrix = !strcmp(s->kind, "matrix");
     int bar_w = gfx_px(g, 14) + gfx_text_width(g, "-00.00", L.small_px) + 2 * pad;
     int norm_w = matrix && s->row_labels ? gfx_px(g, 90) : 0;
-    int avail_w = area.w - label_w - bar_w - norm_w - pad, avail_h = area.y + area.h - top;
-    if (avail_w < s->cols) avail_w = s->cols;
-    if (avail_h < s->rows) avail_h = s->rows;
     int max_cell = gfx_px(g, 96);
-    L.cell_w = avail_w / s->cols;
-    L.cell_h = avail_h / s->rows;
-    if (!matrix) {  // attention-like matrices get square cells
-        int c = L.cell_w < L.cell_h ? L.cell_w : L.cell_h;
-        L.cell_w = L.cell_h = c;
+    // Column labels take one line; when a token does not fit its column but
+    // a line turned upwards does, they read upwards in a taller band.
+    int band = lh, top = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        top = L.col_label_y + band + pad / 2;
+        int avail_w = area.w - label_w - bar_w - norm_w - pad, avail_h = area.y + area.h - top;
+        if (avail_w < s->cols) avail_w = s->cols;
+        if (avail_h < s->rows) avail_h = s->rows;
+        L.cell_w = avail_w / s->cols;
+        L.cell_h = avail_h / s->rows;
+        if (!matrix) {  // attention-like matrices get square cells
+            int c = L.cell_w < L.cell_h ? L.cell_w : L.cell_h;
+            L.cell_w = L.cell_h = c;
+        }
+        if (L.cell_w > max_cell) L.cell_w = max_cell;
+        if (L.cell_h > max_cell) L.cell_h = max_cell;
+        if (L.cell_w < 1) L.cell_w = 1;
+        if (L.cell_h < 1) L.cell_h = 1;
+        if (pass == 1 || !s->col_labels || L.cell_w < lh * 3 / 4) break;
+        // one label cut short reads well enough; two or more turn them all
+        int cut = 0, widest = 0, shift;
+        for (int c = 0; c < s->cols; c++) {
+            cut += !place_col_label(g, s, c, L.cell_w, label_w + pad / 2, L.small_px, &shift);
+            widest = SDL_max(widest, col_label_width(g, s, c, L.small_px));
+        }
+        if (cut < 2) break;
+        band = SDL_min(widest, gfx_px(g, 110));
+        L.col_label_up = band;
     }
-    if (L.cell_w > max_cell) L.cell_w = max_cell;
-    if (L.cell_h > max_cell) L.cell_h = max_cell;
-    if (L.cell_w < 1) L.cell_w = 1;
-    if (L.cell_h < 1) L.cell_h = 1;
     L.label_x = area.x + label_w;
     L.grid = (SDL_Rect){L.label_x + pad / 2, top, L.cell_w * s->cols, L.cell_h * s->rows};
     L.bar = (SDL_Rect){L.grid.x + L.grid.w + pad, top, gfx_px(g, 14), L.grid.h > gfx_px(g, 120) ? L.grid.h : gfx_px(g, 120)};
@@ -223,8 +258,15 @@ static void heatmap(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, c
     for (int c = 0; c < s->cols; c += every) {
         int cx = L.grid.x + c * L.cell_w + L.cell_w / 2;
         Color col = c == vs->hover_col ? t->hover : t->text_dim;
-        if (s->col_labels) gfx_text_fit(g, cx, L.col_label_y, L.cell_w, s->col_labels[c], L.small_px, col, GFX_CENTER);
-        else {
+        if (L.col_label_up)
+            gfx_text_up(g, cx - lh / 2, L.col_label_y + L.col_label_up, L.col_label_up, s->col_labels[c], L.small_px, col);
+        else if (s->col_labels) {
+            int shift, first_room = L.grid.x - area.x;
+            if (place_col_label(g, s, c, L.cell_w, first_room, L.small_px, &shift))
+                gfx_text(g, cx + shift, L.col_label_y, s->col_labels[c], L.small_px, col, GFX_CENTER);
+            else
+                gfx_text_fit(g, cx, L.col_label_y, L.cell_w, s->col_labels[c], L.small_px, col, GFX_CENTER);
+        } else {
             snprintf(buf, sizeof buf, "%d", c);
             gfx_text(g, cx, L.col_label_y, buf, L.small_px, col, GFX_CENTER);
         }
