@@ -723,6 +723,8 @@ static const Golden goldens[] = {
     {"dec.beam.end", "dec.beam", 0, 7, DECODE_BEAM, "", 0.0f, 0},  // the last step: earlier steps left out, a finished hypothesis
     {"dec.L1.self_attn.weights.zh-TW", "dec.L1.self_attn.weights", 1, 5, DECODE_GREEDY, "z", 0.0f, 0},
     {"dec.loss", "dec.loss", 0, 1, DECODE_TEACHER, "", 0.0f, 0},
+    // m × |V|: each row named by the token it should produce, the columns by the vocabulary
+    {"dec.probs.teacher", "dec.probs", 0, 1, DECODE_TEACHER, "", 0.0f, 0},
     {"help", "src.tokens", 0, 0, DECODE_GREEDY, "?", 0.0f, 0},
     {"text_box", "src.tokens", 0, 0, DECODE_GREEDY, "e", 0.0f, 0},
 };

@@ -395,7 +395,45 @@ int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c,
     return text ? gfx_text(g, x, y, text, px, c, align) : 0;
 }
 
+// Bytes of the UTF-8 character at s, and its code point.
+static int utf8_char(const char *s, unsigned *cp) {
+    unsigned char c = (unsigned char)s[0];
+    int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    unsigned v = n == 1 ? c : c & (0x3F >> (n - 1));
+    for (int i = 1; i < n; i++) {
+        if (((unsigned char)s[i] & 0xC0) != 0x80) return 1;  // broken: one byte at a time
+        v = v << 6 | ((unsigned char)s[i] & 0x3F);
+    }
+    *cp = v;
+    return n;
+}
+
+static bool wide_char(unsigned cp) { return cp >= 0x2E80 && !(cp >= 0xFF61 && cp <= 0xFFDC); }
+
+// Chinese (every character wide) is written vertically upright, one
+// character under the other; anything else is turned a quarter left.
 int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Color c) {
+    if (!utf8 || !*utf8) return 0;
+    int chars = 0;
+    bool upright = true;
+    for (const char *p = utf8; *p && upright; chars++) {
+        unsigned cp = 0;
+        p += utf8_char(p, &cp);
+        upright = wide_char(cp);
+    }
+    if (upright) {
+        int step = px, n = chars * step <= len ? chars : len / step, cx = x + gfx_line_height(g, px) / 2, y = bottom - n * step;
+        const char *p = utf8;
+        for (int i = 0; i < n; i++, y += step) {
+            char one[5] = {0};
+            unsigned cp;
+            int k = utf8_char(p, &cp);
+            memcpy(one, p, (size_t)k);
+            p += k;
+            gfx_text(g, cx, y - (gfx_line_height(g, px) - step) / 2, one, px, c, GFX_CENTER);
+        }
+        return n * step;
+    }
     char buf[256];
     const char *text = utf8 && *utf8 ? fitted(g, utf8, px, len, buf, sizeof buf) : NULL;
     SDL_Surface *s = text ? render_text(g, text, px, c) : NULL;
@@ -417,20 +455,6 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
     return s->w;
 }
 
-// Bytes of the UTF-8 character at s, and its code point.
-static int utf8_char(const char *s, unsigned *cp) {
-    unsigned char c = (unsigned char)s[0];
-    int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-    unsigned v = n == 1 ? c : c & (0x3F >> (n - 1));
-    for (int i = 1; i < n; i++) {
-        if (((unsigned char)s[i] & 0xC0) != 0x80) return 1;  // broken: one byte at a time
-        v = v << 6 | ((unsigned char)s[i] & 0x3F);
-    }
-    *cp = v;
-    return n;
-}
-
-static bool wide_char(unsigned cp) { return cp >= 0x2E80 && !(cp >= 0xFF61 && cp <= 0xFFDC); }
 
 // Punctuation that may not start a line, and that may not end one.
 static bool closing_punct(unsigned cp) {

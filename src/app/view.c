@@ -14,6 +14,7 @@ typedef struct {
     int label_x;            // right edge of the row labels
     int title_y, col_label_y;
     int col_label_up;       // > 0: the column labels read upwards, in a band this tall
+    bool col_label_some;    // columns too narrow for every label: only those worth naming (draw_some_col_labels)
     SDL_Rect bar;           // the colour bar
     SDL_Rect norms;         // per-row norm bars (w 0: none)
     int right;              // right edge of all that is drawn
@@ -149,20 +150,25 @@ static HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const 
         L.cell_h = avail_h / s->rows;
         if (!matrix) {  // attention-like matrices get square cells
             int c = L.cell_w < L.cell_h ? L.cell_w : L.cell_h;
-            L.cell_w = L.cell_h = c;
+            // but a row of probabilities over a whole vocabulary may be taller than its narrow cells
+            int h = !strcmp(s->kind, "probs") ? SDL_min(L.cell_h, SDL_max(c, 2 * lh)) : c;
+            L.cell_w = c;
+            L.cell_h = h;
         }
         if (L.cell_w > max_cell) L.cell_w = max_cell;
         if (L.cell_h > max_cell) L.cell_h = max_cell;
         if (L.cell_w < 1) L.cell_w = 1;
         if (L.cell_h < 1) L.cell_h = 1;
-        if (pass == 1 || !s->col_labels || L.cell_w < lh * 3 / 4) break;
-        // one label cut short reads well enough; two or more turn them all
+        if (pass == 1 || !s->col_labels) break;
+        // one label cut short reads well enough; two or more turn them all,
+        // and columns narrower than a turned line name only some
         int cut = 0, widest = 0, shift;
         for (int c = 0; c < s->cols; c++) {
             cut += !place_col_label(g, s, c, L.cell_w, label_w + pad / 2, L.small_px, &shift);
             widest = SDL_max(widest, col_label_width(g, s, c, L.small_px));
         }
-        if (cut < 2) break;
+        L.col_label_some = L.cell_w < lh * 3 / 4;
+        if (cut < 2 && !L.col_label_some) break;
         band = SDL_min(widest, gfx_px(g, 110));
         L.col_label_up = band;
     }
@@ -243,6 +249,40 @@ static void draw_dashed(Gfx *g, float x0, float y0, float x1, float y1, float wi
     }
 }
 
+// Columns too narrow for every label: the columns of each row's largest
+// value, the hovered one and a lesson's, read upwards. A label that would
+// overlap the one before it moves right, with a leader line to its column.
+static void draw_some_col_labels(Gfx *g, const HeatLayout *L, const ViewState *vs, const Step *s) {
+    const Theme *t = vs->theme;
+    bool *named = calloc((size_t)s->cols, sizeof *named);
+    if (!named) return;
+    for (int r = 0; r < s->rows; r++) {
+        int best = -1;
+        for (int c = 0; c < s->cols; c++) {
+            float v = s->data[r * s->cols + c];
+            if (isfinite(v) && (best < 0 || v > s->data[r * s->cols + best])) best = c;
+        }
+        if (best >= 0) named[best] = true;
+    }
+    for (int k = 0; k < vs->opt.n_highlight; k++) {
+        int c = vs->opt.highlight[k].col - 1;
+        if (c >= 0 && c < s->cols) named[c] = true;
+    }
+    bool hover = vs->hover_col >= 0 && vs->hover_col < s->cols;
+    if (hover) named[vs->hover_col] = true;
+    int lh = gfx_line_height(g, L->small_px), last = -lh, bottom = L->col_label_y + L->col_label_up;
+    int leader = gfx_px(g, 8);
+    for (int c = 0; c < s->cols; c++) {
+        int cx = L->grid.x + c * L->cell_w + L->cell_w / 2, x = SDL_max(cx, last + lh);
+        if (!named[c]) continue;
+        Color col = c == vs->hover_col ? t->hover : t->text_dim;
+        gfx_text_up(g, x - lh / 2, bottom - leader, L->col_label_up - leader, s->col_labels[c], L->small_px, col);
+        gfx_line(g, (float)x, (float)(bottom - leader / 2), (float)cx, (float)bottom, 1.0f, col);
+        last = x;
+    }
+    free(named);
+}
+
 static void heatmap(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const char *title, bool row_labels, const CorpusPair *gold) {
     const Theme *t = vs->theme;
     HeatLayout L = heat_layout(g, area, vs, s, title != NULL, row_labels);
@@ -255,7 +295,8 @@ static void heatmap(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, c
         int w = gfx_text_width(g, "000", L.small_px) + gfx_px(g, 4);
         while (every * L.cell_w < w) every *= 2;
     }
-    for (int c = 0; c < s->cols; c += every) {
+    if (L.col_label_some) draw_some_col_labels(g, &L, vs, s);
+    for (int c = 0; c < s->cols && !L.col_label_some; c += every) {
         int cx = L.grid.x + c * L.cell_w + L.cell_w / 2;
         Color col = c == vs->hover_col ? t->hover : t->text_dim;
         if (L.col_label_up)

@@ -39,6 +39,7 @@ typedef struct {
     float *pe;              // positional encoding for the longest sequence
     float *cross_kv;        // the memory's cross-attention K then V per decoder layer: (L, 2, n, E)
     const float *key_padding_mask;  // src.padding_mask's data: 0 for a token, −inf for <pad> (n); NULL: padding is off
+    const char *const *vocab_labels;  // the target vocabulary by id: columns of logits and probabilities
     int layer, head, dstep;
     int first_row;          // incremental pass: rows below it are copied from the previous pass; 0: none
     int prev_step;          // incremental pass: the previous pass's step that matches the next emit
@@ -122,6 +123,7 @@ static Size plan(const Model *m, size_t n, const DecodeOptions *o) {
     s.steps += 1;  // out.tokens
     s.floats += T + 1;
     s.labels += T + 1;
+    s.labels += V;  // the target vocabulary: the columns of dec.logits, dec.probs and dec.sample
     return s;
 }
 
@@ -461,10 +463,10 @@ static float *predict(Ctx *c, const float *h, int rows, const char *sym, const c
     const Model *m = c->m;
     int E = m->cfg.d_model, V = m->cfg.tgt_vocab;
     float *logits = emit(c, (Step){.name = "dec.logits", .kind = "matrix", .rows = rows, .cols = V, .sym_rows = sym, .sym_cols = "|V|",
-                                   .formula = "logits = h·W_outᵀ + b", .row_labels = labels});
+                                   .formula = "logits = h·W_outᵀ + b", .row_labels = labels, .col_labels = c->vocab_labels});
     op_linear(logits, h, m->w.gen_w, m->w.gen_b, rows, E, V);
     float *probs = emit(c, (Step){.name = "dec.probs", .kind = "probs", .rows = rows, .cols = V, .sym_rows = sym, .sym_cols = "|V|",
-                                  .formula = "P(next token) = softmax(logits)", .row_labels = labels});
+                                  .formula = "P(next token) = softmax(logits)", .row_labels = labels, .col_labels = c->vocab_labels});
     op_softmax_rows(probs, logits, rows, V);
     *probs_out = probs;
     return logits;
@@ -527,7 +529,7 @@ static int sample(Ctx *c, const float *logits, Rng *rng, Cand *cand, float *draw
     const DecodeOptions *o = &c->tr->opt;
     int V = c->m->cfg.tgt_vocab;
     float *dist = emit(c, (Step){.name = "dec.sample", .kind = "probs", .rows = 1, .cols = V, .sym_rows = "1", .sym_cols = "|V|",
-                                 .formula = "softmax(logits / T), keep top-k and top-p, renormalise"});
+                                 .formula = "softmax(logits / T), keep top-k and top-p, renormalise", .col_labels = c->vocab_labels});
     for (int i = 0; i < V; i++) dist[i] = logits[i] / o->temperature;
     op_softmax_rows(dist, dist, 1, V);
     for (int i = 0; i < V; i++) cand[i] = (Cand){i, dist[i]};
@@ -857,6 +859,9 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
     for (int i = n; i < len; i++) tr->src_ids[i] = voc_pad(m->src);
     op_positional_encoding(c.pe, (int)longest, (int)E);
 
+    const char **vocab = new_labels(&c, (size_t)m->cfg.tgt_vocab);
+    for (int i = 0; i < m->cfg.tgt_vocab; i++) vocab[i] = voc_token(m->tgt, i);
+    c.vocab_labels = vocab;
     const char *const *src_labels = token_labels(&c, m->src, tr->src_ids, len);
     Seq mem = {encode(&c, tr->src_ids, len, n, src_labels), len, src_labels, "n"};
     project_memory(&c, mem);
