@@ -594,6 +594,43 @@ static void test_huge_text(void **state) {
 }
 
 // Ctrl+V: the clipboard's text at once (not in 31-byte events), line breaks as spaces.
+// A click in the text box puts the cursor there; a text longer than the box
+// scrolls so that the cursor stays in view (the first character shown is
+// then not the first of the text), and back at Home.
+static void test_text_box_click_and_scroll(void **state) {
+    Fixture *f = *state;
+    App *a = f->a;
+    if (gfx_resize(f->g, 800, 600)) fail_msg("gfx_resize: cannot make an 800 × 600 canvas");  // a box of 480 pixels
+    int left = 12, mid = 20;  // inside the box, before its first character
+    edit_afresh(a);
+    type(a, "cat sits");
+    app_draw(a);
+    mouse(a, SDL_MOUSEBUTTONDOWN, left, mid);
+    type(a, "the ");
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_str("sentence", app_sentence(a), "the cat sits");
+
+    const char *longer = "the small dog eats the big red apple on the table in the house of the teacher";
+    edit_afresh(a);
+    type(a, longer);
+    app_draw(a);
+    mouse(a, SDL_MOUSEBUTTONDOWN, left, mid);
+    type(a, "Q");
+    key(a, SDLK_RETURN, KMOD_NONE);
+    const char *q = strchr(app_sentence(a), 'Q');
+    if (!q || q == app_sentence(a)) fail_msg("expected: Q typed where the scrolled text starts, not at its start; got: %s", app_sentence(a));
+
+    edit_afresh(a);
+    type(a, longer);
+    app_draw(a);
+    key(a, SDLK_HOME, KMOD_NONE);
+    app_draw(a);
+    mouse(a, SDL_MOUSEBUTTONDOWN, left, mid);
+    type(a, "Q");
+    key(a, SDLK_RETURN, KMOD_NONE);
+    if (app_sentence(a)[0] != 'Q') fail_msg("expected: Q at the start after Home, got: %s", app_sentence(a));
+}
+
 static void test_paste(void **state) {
     App *a = ((Fixture *)*state)->a;
     edit_afresh(a);
@@ -1373,6 +1410,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_too_long_sentence_keeps_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_invalid_utf8_keeps_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_huge_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_text_box_click_and_scroll, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paste, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tiny_and_huge_canvas, setup, teardown),
         cmocka_unit_test_setup_teardown(test_draw_on_window_surface, setup, teardown),

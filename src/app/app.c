@@ -38,6 +38,7 @@ struct App {
     char sentence[EDIT_MAX];    // the sentence the trace is of
     char edit[EDIT_MAX];        // the text box
     size_t cursor;              // byte offset in edit
+    int text_scroll;            // pixels of the text box's text scrolled off to the left, keeping the cursor in view
     char composition[256];      // IME text being composed, drawn in place
     bool editing;
     int step;
@@ -554,6 +555,24 @@ static void start_editing(App *a) {
     a->analysed = false;
     a->suggest_closed = false;
     SDL_StartTextInput();
+}
+
+// The character boundary of the text box's text nearest to window x.
+static size_t char_at_x(App *a, int x) {
+    int px = gfx_px(a->g, 18), x0 = a->text_box.x + gfx_px(a->g, 8) / 2 - a->text_scroll;
+    char head[EDIT_MAX];
+    size_t best = 0;
+    int best_d = abs(x - x0);
+    for (size_t i = next_char(a->edit, 0); i <= strlen(a->edit) && i > best; i = next_char(a->edit, i)) {
+        snprintf(head, sizeof head, "%.*s", (int)i, a->edit);
+        int d = abs(x - (x0 + gfx_text_width(a->g, head, px)));
+        if (d < best_d) {
+            best_d = d;
+            best = i;
+        }
+        if (!a->edit[i]) break;
+    }
+    return best;
 }
 
 static void stop_editing(App *a) {
@@ -1099,7 +1118,9 @@ static bool mouse_down(App *a, int x, int y) {
         return true;
     }
     if (SDL_PointInRect(&p, &a->text_box)) {
-        start_editing(a);
+        if (a->editing) a->cursor = char_at_x(a, x);
+        else start_editing(a);
+        a->analysed = false;
         return true;
     }
     if (SDL_PointInRect(&p, &a->timeline)) {
@@ -1439,8 +1460,23 @@ void app_draw(App *a) {
     a->text_box = (SDL_Rect){pad, pad, text_w > box_h ? text_w : box_h, box_h};
     gfx_fill(g, a->text_box, th->panel);
     gfx_frame(g, a->text_box, a->editing ? 2 : 1, a->editing ? th->accent : th->panel_edge);
-    int tx = a->text_box.x + pad / 2, ty = a->text_box.y + pad / 2;
     const char *shown = a->editing ? a->edit : a->sentence;
+    // a text longer than the box scrolls sideways so that the cursor and the
+    // IME's text stay in view, with a margin; otherwise it starts at the left
+    if (a->editing) {
+        char head[EDIT_MAX];
+        snprintf(head, sizeof head, "%.*s", (int)a->cursor, a->edit);
+        int at = gfx_text_width(g, head, px) + gfx_text_width(g, a->composition, px);
+        int view = a->text_box.w - pad, margin = SDL_min(gfx_px(g, 40), view / 4);
+        int end = gfx_text_width(g, a->edit, px) + gfx_text_width(g, a->composition, px);
+        if (at - a->text_scroll > view - margin) a->text_scroll = at - view + margin;
+        if (at - a->text_scroll < margin) a->text_scroll = at - margin;
+        if (end - a->text_scroll < view - margin) a->text_scroll = end - view + margin;  // no empty room at the right while there is text to the left
+        if (a->text_scroll < 0) a->text_scroll = 0;
+    } else {
+        a->text_scroll = 0;
+    }
+    int tx = a->text_box.x + pad / 2 - a->text_scroll, ty = a->text_box.y + pad / 2;
     gfx_clip(g, &a->text_box);
     int w = gfx_text(g, tx, ty, shown, px, th->text, GFX_LEFT);
     if (!*shown && a->editing) gfx_text(g, tx, ty, i18n(a->lang, S_TYPE_SENTENCE), px, th->text_dim, GFX_LEFT);
