@@ -631,6 +631,16 @@ static void test_text_box_click_and_scroll(void **state) {
     if (app_sentence(a)[0] != 'Q') fail_msg("expected: Q at the start after Home, got: %s", app_sentence(a));
 }
 
+// The beam table keeps the end of a long hypothesis, from a word's start.
+static void test_fit_keeps_the_end(void **state) {
+    Gfx *g = ((Fixture *)*state)->g;
+    const char *hypothesis = "le grand garçon lit une lettre rouge + <eos>";
+    int px = 18, w = gfx_text_width(g, "\xE2\x80\xA6lettre rouge + <eos>", px);
+    expect_int("width drawn", gfx_text_fit_end(g, 0, 0, w, hypothesis, px, 0xFF000000u, GFX_LEFT), w);
+    expect_int("width drawn, room for all", gfx_text_fit_end(g, 0, 0, 2000, hypothesis, px, 0xFF000000u, GFX_LEFT),
+               gfx_text_width(g, hypothesis, px));
+}
+
 static void test_paste(void **state) {
     App *a = ((Fixture *)*state)->a;
     edit_afresh(a);
@@ -1411,6 +1421,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_invalid_utf8_keeps_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_huge_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_box_click_and_scroll, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fit_keeps_the_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paste, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tiny_and_huge_canvas, setup, teardown),
         cmocka_unit_test_setup_teardown(test_draw_on_window_surface, setup, teardown),

@@ -395,6 +395,27 @@ int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c,
     return text ? gfx_text(g, x, y, text, px, c, align) : 0;
 }
 
+int gfx_text_fit_end(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align) {
+    if (gfx_text_width(g, utf8, px) <= w) return gfx_text(g, x, y, utf8, px, c, align);
+    // "…" and the longest tail that fits, starting at a word if one does
+    char buf[256];
+    const char *tail = utf8 + strlen(utf8);
+    const char *best = NULL, *best_word = NULL;
+    while (tail > utf8) {
+        do tail--;
+        while (tail > utf8 && ((unsigned char)*tail & 0xC0) == 0x80);
+        if (strlen(tail) > sizeof buf - 4) break;
+        snprintf(buf, sizeof buf, "\xE2\x80\xA6%s", tail);
+        if (gfx_text_width(g, buf, px) > w) break;
+        best = tail;
+        if (tail > utf8 && tail[-1] == ' ') best_word = tail;
+    }
+    if (best_word) best = best_word;
+    if (!best) return 0;
+    snprintf(buf, sizeof buf, "\xE2\x80\xA6%s", best);
+    return gfx_text(g, x, y, buf, px, c, align);
+}
+
 // Bytes of the UTF-8 character at s, and its code point.
 static int utf8_char(const char *s, unsigned *cp) {
     unsigned char c = (unsigned char)s[0];

@@ -61,6 +61,8 @@ int gfx_text_width(Gfx *g, const char *utf8, int px);
 int gfx_line_height(Gfx *g, int px);
 // Draws text fitted into width w: cut with "…" when too long. Returns the width drawn.
 int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align);
+// The same, keeping the end of the text: "…" replaces its start.
+int gfx_text_fit_end(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align);
 // Draws text turned a quarter left, reading upwards: the tops of its letters
 // face x, its last letter ends at bottom, cut with "…" to at most len pixels.
 // Returns the length drawn.

@@ -657,7 +657,7 @@ static void draw_beam_table(Gfx *g, SDL_Rect area, const ViewState *vs, const St
         bool kept = beam_kept(s, r);
         Color c = r == path_row ? t->chosen : kept ? t->text : t->text_dim;
         if (kept) gfx_fill(g, (SDL_Rect){area.x, y, gfx_px(g, 4), lh}, r == path_row ? t->chosen : t->accent);
-        gfx_text_fit(g, label_x, y, label_w, s->row_labels[r], px, c, GFX_LEFT);
+        gfx_text_fit_end(g, label_x, y, label_w, s->row_labels[r], px, c, GFX_LEFT);  // the end: the token this row adds
         snprintf(buf, sizeof buf, "%.3f", (double)s->data[r * s->cols]);
         gfx_text(g, logp_x + num_w, y, buf, px, c, GFX_RIGHT);
         snprintf(buf, sizeof buf, "%.3f", (double)s->data[r * s->cols + 1]);
