@@ -641,6 +641,24 @@ static void test_fit_keeps_the_end(void **state) {
                gfx_text_width(g, hypothesis, px));
 }
 
+// Formulas: "_" lowers the letters after it, smaller, and leaves no
+// underscore; "ᵀ" and "^(…)" raise theirs; a formula too wide is cut.
+static void test_math_typesets(void **state) {
+    Gfx *g = ((Fixture *)*state)->g;
+    int px = 18;
+    Color black = 0xFF000000u;
+    int plain = gfx_text_width(g, "d_model", px), typeset = gfx_math(g, 0, 0, 2000, "d_model", px, black);
+    if (!(typeset > gfx_text_width(g, "d", px) && typeset < gfx_text_width(g, "dmodel", px)))
+        fail_msg("expected: d with a smaller 'model', narrower than %d, got: %d", plain, typeset);
+    int kt = gfx_math(g, 0, 0, 2000, "K_h\xE1\xB5\x80", px, black);  // K_hᵀ
+    if (!(kt > gfx_text_width(g, "K", px) && kt < gfx_text_width(g, "KhT", px)))
+        fail_msg("expected: K with h below and T above, narrower than KhT, got: %d", kt);
+    int pe = gfx_math(g, 0, 0, 2000, "10000^(2i/d_model)", px, black);
+    if (pe >= gfx_text_width(g, "10000(2i/dmodel)", px)) fail_msg("expected: the exponent raised and smaller, got: %d", pe);
+    int cut = gfx_math(g, 0, 0, 40, "softmax(Q_h\xC2\xB7K_h\xE1\xB5\x80 / \xE2\x88\x9A" "d_k)", px, black);
+    if (cut > 40) fail_msg("expected: at most 40 pixels, got: %d", cut);
+}
+
 static void test_paste(void **state) {
     App *a = ((Fixture *)*state)->a;
     edit_afresh(a);
@@ -1422,6 +1440,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_huge_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_text_box_click_and_scroll, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fit_keeps_the_end, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_math_typesets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paste, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tiny_and_huge_canvas, setup, teardown),
         cmocka_unit_test_setup_teardown(test_draw_on_window_surface, setup, teardown),

@@ -1222,10 +1222,10 @@ static void draw_step_page(Gfx *g, const Model *m, const Trace *t, int step, con
     SDL_Rect panel = {area.x, area.y + area.h - formula_h, area.w, formula_h};
     gfx_fill(g, panel, th->panel);
     gfx_frame(g, panel, 1, th->panel_edge);
-    gfx_text_fit(g, panel.x + pad, panel.y + pad / 2, panel.w - 2 * pad, i18n_formula(lang, s->formula), px, th->text, GFX_LEFT);
+    gfx_math(g, panel.x + pad, panel.y + pad / 2, panel.w - 2 * pad, i18n_formula(lang, s->formula), px, th->text);
     if (opt.hide_shape) snprintf(line, sizeof line, "%s: %s", i18n(lang, S_SHAPE), i18n(lang, S_L_SHAPE_HIDDEN));
     else snprintf(line, sizeof line, "%s: %s \xC3\x97 %s = %d \xC3\x97 %d", i18n(lang, S_SHAPE), s->sym_rows, s->sym_cols, s->rows, s->cols);
-    gfx_text(g, panel.x + pad, panel.y + pad / 2 + lh, line, px, th->text_dim, GFX_LEFT);
+    gfx_math(g, panel.x + pad, panel.y + pad / 2 + lh, panel.w - 2 * pad, line, px, th->text_dim);
 }
 
 static void draw_chips(App *a, int x, int y, int k, int count, int current, const char *prefix) {

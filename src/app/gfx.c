@@ -395,6 +395,84 @@ int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c,
     return text ? gfx_text(g, x, y, text, px, c, align) : 0;
 }
 
+// ---- formulas ----------------------------------------------------------------
+
+typedef struct {
+    char text[96];
+    int px;
+    int rise;  // baseline above the formula's, in pixels
+} MathRun;
+
+typedef struct {
+    MathRun run[48];
+    int n;
+} MathRuns;
+
+static void math_put(MathRuns *m, const char *text, size_t len, int px, int rise) {
+    MathRun *r = m->n ? &m->run[m->n - 1] : NULL;
+    if (!r || r->px != px || r->rise != rise) {
+        if (m->n == (int)(sizeof m->run / sizeof *m->run)) return;
+        r = &m->run[m->n++];
+        *r = (MathRun){.px = px, .rise = rise};
+    }
+    size_t have = strlen(r->text);
+    if (have + len >= sizeof r->text) return;
+    memcpy(r->text + have, text, len);
+    r->text[have + len] = '\0';
+}
+
+static bool sub_char(const char *p) {
+    return (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+           (*p == ',' && ((p[1] >= 'a' && p[1] <= 'z') || (p[1] >= 'A' && p[1] <= 'Z')));
+}
+
+// Splits f[0, len) into runs at size px on baseline rise.
+static void math_parse(MathRuns *m, const char *f, size_t len, int px, int rise) {
+    int small = px * 7 / 10, down = rise - px / 4, up = rise + px * 2 / 5;
+    for (size_t i = 0; i < len;) {
+        const char *p = f + i;
+        if (*p == '_' && i + 1 < len && sub_char(p + 1)) {  // x_ab: ab lowered
+            size_t k = i + 1;
+            while (k < len && sub_char(f + k)) k++;
+            math_parse(m, f + i + 1, k - i - 1, small, down);
+            i = k;
+        } else if (*p == '^' && i + 1 < len && p[1] == '(') {  // x^(…): … raised
+            size_t k = i + 2;
+            int depth = 1;
+            while (k < len && depth) depth += f[k] == '(' ? 1 : f[k] == ')' ? -1 : 0, k++;
+            math_parse(m, f + i + 2, k - i - 3, small, up);
+            i = k;
+        } else if (!strncmp(p, "\xE1\xB5\x80", 3)) {  // ᵀ
+            math_put(m, "T", 1, small, up);
+            i += 3;
+        } else if (!strncmp(p, "\xE2\x82", 2) && (unsigned char)p[2] >= 0x80 && (unsigned char)p[2] <= 0x89) {  // ₀ … ₉
+            char digit = (char)('0' + ((unsigned char)p[2] - 0x80));
+            math_put(m, &digit, 1, small, down);
+            i += 3;
+        } else {
+            size_t k = i + 1;
+            while (k < len && ((unsigned char)f[k] & 0xC0) == 0x80) k++;
+            math_put(m, p, k - i, px, rise);
+            i = k;
+        }
+    }
+}
+
+int gfx_math(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c) {
+    if (!utf8 || !*utf8) return 0;
+    MathRuns m = {.n = 0};
+    math_parse(&m, utf8, strlen(utf8), px, 0);
+    int total = 0;
+    for (int i = 0; i < m.n; i++) total += gfx_text_width(g, m.run[i].text, m.run[i].px);
+    if (total > w) return gfx_text_fit(g, x, y, w, utf8, px, c, GFX_LEFT);
+    int baseline = y + TTF_FontAscent(font_for(g, px)), at = x;
+    for (int i = 0; i < m.n; i++) {
+        const MathRun *r = &m.run[i];
+        at += gfx_text(g, at, baseline - r->rise - TTF_FontAscent(font_for(g, r->px)), r->text, r->px, c, GFX_LEFT);
+    }
+    return at - x;
+}
+
 int gfx_text_fit_end(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align) {
     if (gfx_text_width(g, utf8, px) <= w) return gfx_text(g, x, y, utf8, px, c, align);
     // "…" and the longest tail that fits, starting at a word if one does

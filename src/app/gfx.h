@@ -61,6 +61,10 @@ int gfx_text_width(Gfx *g, const char *utf8, int px);
 int gfx_line_height(Gfx *g, int px);
 // Draws text fitted into width w: cut with "…" when too long. Returns the width drawn.
 int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align);
+// Draws a formula as the trace writes it, typeset: "x_ab" with ab lowered,
+// "xᵀ" and "x^(…)" with T and … raised, "W₁" with 1 lowered, each smaller.
+// Falls back to gfx_text_fit when it is wider than w. Returns the width drawn.
+int gfx_math(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c);
 // The same, keeping the end of the text: "…" replaces its start.
 int gfx_text_fit_end(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align);
 // Draws text turned a quarter left, reading upwards: the tops of its letters
