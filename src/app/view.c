@@ -758,8 +758,17 @@ static void draw_beam_tree(Gfx *g, SDL_Rect area, const ViewState *vs, const Bea
         for (int i = 0; i < m; i++) idx[i] = first[d] + i;
         place_column(nodes, idx, m, pitch, top, bottom);
     }
-    // columns: as many of the last steps as fit at a width that holds a token and its score
-    int col_min = gfx_text_width(g, "\xE5\xA2\x8A\xE5\xAD\x90 -00.00", px) + 3 * pad + gfx_px(g, 28);  // 墊子
+    // each node's box: [x, x + box_w], its score after it; edges leave after the score
+    int *box_w = idx;  // reused: widths by node
+    int widest = 0;
+    for (int i = 0; i < n; i++) {
+        const char *tok = i ? beam_token(vs, b->step[nodes[i].d], nodes[i].r) : "<bos>";
+        box_w[i] = gfx_text_width(g, tok, px) + 2 * pad;
+        if (box_w[i] > widest) widest = box_w[i];
+    }
+    int score_w = gfx_text_width(g, "-00.00", px) + pad;
+    // columns: as many of the last steps as fit at a width that holds the widest token and its score
+    int col_min = widest + score_w + pad + gfx_px(g, 28);
     int cols = upto + 1, from = 0;
     if (cols * col_min > area.w) {
         from = cols - area.w / col_min;
@@ -771,13 +780,6 @@ static void draw_beam_tree(Gfx *g, SDL_Rect area, const ViewState *vs, const Bea
     if (col_w > 3 * col_min) col_w = 3 * col_min;
     area.x += skip_w;
     float scale = gfx_scale(g);
-    // each node's box: [x, x + box_w], its score after it; edges leave after the score
-    int *box_w = idx;  // reused: widths by node
-    for (int i = 0; i < n; i++) {
-        const char *tok = i ? beam_token(vs, b->step[nodes[i].d], nodes[i].r) : "<bos>";
-        box_w[i] = gfx_text_width(g, tok, px) + 2 * pad;
-    }
-    int score_w = gfx_text_width(g, "-00.00", px) + pad;
     for (int d = from; d <= upto; d++) {
         int x = area.x + (d - from) * col_w;
         snprintf(buf, sizeof buf, "%d", d);
