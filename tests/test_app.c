@@ -659,6 +659,44 @@ static void test_math_typesets(void **state) {
     if (cut > 40) fail_msg("expected: at most 40 pixels, got: %d", cut);
 }
 
+static void click_on(App *a, SDL_Rect r) {
+    mouse(a, SDL_MOUSEBUTTONDOWN, r.x + r.w / 2, r.y + r.h / 2);
+    mouse(a, SDL_MOUSEBUTTONUP, r.x + r.w / 2, r.y + r.h / 2);
+}
+
+// The composite views have buttons beside the head chips, shown where they
+// apply, lit when on, doing what their keys do.
+static void test_view_switch_buttons(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    go_to(a, "src.tokens", 0, 0);
+    app_draw(a);
+    SDL_Keycode all[] = {SDLK_g, SDLK_v, SDLK_m, SDLK_a};
+    for (int i = 0; i < 4; i++) expect_int("no switch on the token strip", app_switch_button(a, all[i]).w, 0);
+
+    go_to(a, "dec.L2.cross_attn.weights", 1, 5);  // "the cat sits on the mat .": the corpus has its gold alignment
+    app_draw(a);
+    expect_int("no mask steps for cross-attention", app_switch_button(a, SDLK_m).w, 0);
+    if (!app_switch_button(a, SDLK_a).w) fail_msg("expected: the gold switch on cross-attention");
+    click_on(a, app_switch_button(a, SDLK_v));
+    expect_int("lines after a click", app_view(a)->lines, 1);
+    app_draw(a);
+    click_on(a, app_switch_button(a, SDLK_v));
+    expect_int("lines after a second click", app_view(a)->lines, 0);
+    app_draw(a);
+    click_on(a, app_switch_button(a, SDLK_g));
+    expect_int("all heads after a click", app_view(a)->heads_grid, 1);
+    app_draw(a);
+    click_on(a, app_switch_button(a, SDLK_a));
+    expect_int("gold hidden after a click", app_view(a)->no_gold, 1);
+
+    go_to(a, "dec.look_ahead_mask", 0, 5);
+    app_draw(a);
+    if (!app_switch_button(a, SDLK_m).w) fail_msg("expected: the mask steps switch on the look-ahead mask");
+    expect_int("no heads grid on the mask", app_switch_button(a, SDLK_g).w, 0);
+    click_on(a, app_switch_button(a, SDLK_m));
+    expect_int("mask steps apart after a click", app_view(a)->no_side_by_side, 1);
+}
+
 static void test_paste(void **state) {
     App *a = ((Fixture *)*state)->a;
     edit_afresh(a);
@@ -1441,6 +1479,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_text_box_click_and_scroll, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fit_keeps_the_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_math_typesets, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_view_switch_buttons, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paste, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tiny_and_huge_canvas, setup, teardown),
         cmocka_unit_test_setup_teardown(test_draw_on_window_surface, setup, teardown),

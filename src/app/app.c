@@ -53,6 +53,7 @@ struct App {
     bool dragging;
     SDL_Rect text_box, view_area, timeline, chips[2][16];  // chips: [0] layers, [1] heads
     int n_chips[2];
+    SDL_Rect switches[4];       // the view switches shown for this step, by key: G, V, M, A (w 0: not shown)
     ViewOptions view;           // composite views: keys m, g, v, a
     // teacher forcing (--target): the reference translation, and its tokens in the model's target vocabulary
     char *target_text;
@@ -329,6 +330,13 @@ void app_show_trace(App *a, Trace *t, const char *sentence, const DecodeOptions 
 
 void app_set_view(App *a, const ViewOptions *v) { a->view = *v; }
 const ViewOptions *app_view(const App *a) { return &a->view; }
+
+SDL_Rect app_switch_button(const App *a, SDL_Keycode key) {
+    static const SDL_Keycode keys[4] = {SDLK_g, SDLK_v, SDLK_m, SDLK_a};
+    for (int i = 0; i < 4; i++)
+        if (keys[i] == key) return a->switches[i];
+    return (SDL_Rect){0};
+}
 bool app_busy(const App *a) { return a->editing || a->help || a->settings; }
 Lang app_lang(const App *a) { return a->lang; }
 const char *app_model_path(const App *a) { return a->model_path; }
@@ -555,6 +563,18 @@ static void start_editing(App *a) {
     a->analysed = false;
     a->suggest_closed = false;
     SDL_StartTextInput();
+}
+
+// The view switches, by key or by their buttons: M the masking steps side by
+// side, G every head, V lines, A the gold alignment.
+static bool toggle_view(App *a, SDL_Keycode key) {
+    ViewOptions *v = &a->view;
+    if (key == SDLK_m) v->no_side_by_side = !v->no_side_by_side;
+    else if (key == SDLK_g) v->heads_grid = !v->heads_grid;
+    else if (key == SDLK_v) v->lines = !v->lines;
+    else if (key == SDLK_a) v->no_gold = !v->no_gold;
+    else return false;
+    return true;
 }
 
 // The character boundary of the text box's text nearest to window x.
@@ -1021,17 +1041,10 @@ static bool key_down(App *a, const SDL_KeyboardEvent *k) {
         if (!ctrl) a->cmap = (Colormap)((a->cmap + 1) % CMAP_COUNT);
         return !ctrl;
     case SDLK_m:
-        if (!ctrl) a->view.no_side_by_side = !a->view.no_side_by_side;
-        return !ctrl;
     case SDLK_g:
-        if (!ctrl) a->view.heads_grid = !a->view.heads_grid;
-        return !ctrl;
     case SDLK_v:
-        if (!ctrl) a->view.lines = !a->view.lines;
-        return !ctrl;
     case SDLK_a:
-        if (!ctrl) a->view.no_gold = !a->view.no_gold;
-        return !ctrl;
+        return !ctrl && toggle_view(a, sym);
     case SDLK_0:
         if (ctrl) gfx_set_scale(a->g, 1.0f);
         return ctrl;
@@ -1128,6 +1141,9 @@ static bool mouse_down(App *a, int x, int y) {
         app_set_step(a, (int)((long)(x - a->timeline.x) * trace_count(a->t) / (a->timeline.w > 0 ? a->timeline.w : 1)));
         return true;
     }
+    static const SDL_Keycode switch_keys[4] = {SDLK_g, SDLK_v, SDLK_m, SDLK_a};  // the order of a->switches
+    for (int i = 0; i < 4; i++)
+        if (SDL_PointInRect(&p, &a->switches[i])) return toggle_view(a, switch_keys[i]);
     const Step *s = trace_step(a->t, a->step);
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < a->n_chips[k]; i++)
@@ -1244,6 +1260,30 @@ static void draw_chips(App *a, int x, int y, int k, int count, int current, cons
         a->chips[k][i] = r;
         x += w + pad / 2;
     }
+}
+
+// The view switches that apply to the step shown, as toggles lit when on,
+// from x; returns the x where they end.
+static int draw_switches(App *a, int x, int y) {
+    const Theme *th = theme_get(a->dark);
+    int px = gfx_px(a->g, 16), pad = gfx_px(a->g, 6), lh = gfx_line_height(a->g, px);
+    ViewState vs = {.model = a->m, .trace = a->t, .step = a->step, .opt = a->view, .lang = a->lang};
+    ViewSwitches w = view_switches(&vs);
+    const bool shown[4] = {w.heads_grid, w.lines, w.side_by_side && !a->view.lines, w.gold};
+    const bool on[4] = {a->view.heads_grid, a->view.lines, !a->view.no_side_by_side, !a->view.no_gold};
+    static const StringId labels[4] = {S_SW_GRID, S_SW_LINES, S_SW_SIDE_BY_SIDE, S_SW_GOLD};
+    for (int i = 0; i < 4; i++) {
+        a->switches[i] = (SDL_Rect){0};
+        if (!shown[i]) continue;
+        const char *label = i18n(a->lang, labels[i]);
+        SDL_Rect r = {x, y, gfx_text_width(a->g, label, px) + 2 * pad, lh};
+        gfx_fill(a->g, r, on[i] ? th->accent : th->panel);
+        gfx_frame(a->g, r, 1, th->panel_edge);
+        gfx_text(a->g, x + pad, y, label, px, on[i] ? th->accent_text : th->text, GFX_LEFT);
+        a->switches[i] = r;
+        x += r.w + pad / 2;
+    }
+    return x;
 }
 
 // The shortcut list, measured: one column, two when it is too tall, smaller
@@ -1530,12 +1570,13 @@ void app_draw(App *a) {
     a->n_chips[0] = a->n_chips[1] = 0;
     if (s->layer) draw_chips(a, pad, chips_y, 0, s->name[0] == 'e' ? a->m->cfg.n_enc : a->m->cfg.n_dec, s->layer, "L");
     if (s->head) draw_chips(a, W / 4, chips_y, 1, a->m->cfg.nhead, s->head, "H");
+    int switches_end = draw_switches(a, a->n_chips[1] ? a->chips[1][a->n_chips[1] - 1].x + a->chips[1][a->n_chips[1] - 1].w + 2 * pad : W / 4, chips_y);
     char pos[64];
     snprintf(pos, sizeof pos, i18n(a->lang, S_STEP), a->step + 1, trace_count(a->t));
     int pos_w = gfx_text(g, W - pad, chips_y, pos, gfx_px(g, 16), th->text_dim, GFX_RIGHT);
     if (trace_options(a->t)->mode == DECODE_TEACHER) {  // the mode, unmistakable, and the target it is fed (--target, or a lesson's)
         const char *badge = i18n(a->lang, S_TEACHER_FORCING);
-        int bx = W / 2, bh = gfx_line_height(g, small), bwid = gfx_text_width(g, badge, small) + pad;
+        int bx = SDL_max(W / 2, switches_end + 2 * pad), bh = gfx_line_height(g, small), bwid = gfx_text_width(g, badge, small) + pad;
         gfx_fill(g, (SDL_Rect){bx, chips_y, bwid, bh}, th->chosen);
         gfx_text(g, bx + pad / 2, chips_y, badge, small, theme_text_on(th->chosen), GFX_LEFT);
         char target[EDIT_MAX + 64];

@@ -35,6 +35,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "G\tall heads of the layer and their average\n"
                         "V\tattention as lines between the words\n"
                         "A\tgold alignment over cross-attention (on / off)\n"
+                        "M G V A\talso buttons beside the heads (H1 \xE2\x80\xA6)\n"
                         "F2\tEnglish / \xE4\xB8\xAD\xE6\x96\x87\n"
                         "?\tshow / hide this help\n"
                         "O\tlessons: the picker\n"
@@ -63,6 +64,10 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_V_QUERIES] = "queries",
         [S_V_SOURCE] = "source",
         [S_V_PRODUCES] = "produces",
+        [S_SW_GRID] = "all heads (G)",
+        [S_SW_LINES] = "lines (V)",
+        [S_SW_SIDE_BY_SIDE] = "mask steps (M)",
+        [S_SW_GOLD] = "gold (A)",
         [S_V_CHOICE_SAMPLED] = "P = %.3f, random draw u = %.3f",
         [S_V_CHOICE_GREEDY] = "P = %.3f (the largest)",
         [S_V_RANK] = "%s (rank %d)",
@@ -155,6 +160,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "G\t該層所有注意力頭及其平均\n"
                         "V\t以連線顯示注意力\n"
                         "A\t在交叉注意力上顯示參考對齊（開／關）\n"
+                        "M G V A\t也可按注意力頭（H1 \xE2\x80\xA6）旁的按鈕\n"
                         "F2\tEnglish / 中文\n"
                         "?\t顯示／隱藏說明\n"
                         "O\t課程：選擇課程\n"
@@ -183,6 +189,10 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_V_QUERIES] = "查詢",
         [S_V_SOURCE] = "原文",
         [S_V_PRODUCES] = "產生",
+        [S_SW_GRID] = "所有頭 (G)",
+        [S_SW_LINES] = "連線 (V)",
+        [S_SW_SIDE_BY_SIDE] = "遮罩步驟 (M)",
+        [S_SW_GOLD] = "參考對齊 (A)",
         [S_V_CHOICE_SAMPLED] = "P = %.3f，隨機抽樣 u = %.3f",
         [S_V_CHOICE_GREEDY] = "P = %.3f（最大者）",
         [S_V_RANK] = "%s（第 %d 名）",

@@ -35,6 +35,10 @@ typedef enum {
     S_V_QUERIES,
     S_V_SOURCE,
     S_V_PRODUCES,
+    S_SW_GRID,          // the view switches beside the head chips: "all heads (G)"
+    S_SW_LINES,
+    S_SW_SIDE_BY_SIDE,
+    S_SW_GOLD,
     S_V_CHOICE_SAMPLED, // "P = %.3f, random draw u = %.3f"
     S_V_CHOICE_GREEDY,  // "P = %.3f (the largest)"
     S_V_RANK,           // a bar's label below the top ones: "%s (rank %d)"

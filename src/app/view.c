@@ -1186,6 +1186,18 @@ static void draw_panels(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *
     free(p.average_data);
 }
 
+ViewSwitches view_switches(const ViewState *vs) {
+    const Step *s = trace_step(vs->trace, vs->step);
+    ViewSwitches w = {0};
+    if (!s) return w;
+    w.heads_grid = w.lines = attention_weights(s);
+    w.side_by_side = masking_step(s);
+    ViewState with_gold = *vs;
+    with_gold.opt.no_gold = false;
+    w.gold = gold_for(&with_gold, s, NULL) != NULL;
+    return w;
+}
+
 static bool shown_as_matrix(const Step *s) {
     return strcmp(s->kind, "tokens") && strcmp(s->kind, "top_k") && strcmp(s->kind, "choice") && strcmp(s->kind, "beam") &&
            strcmp(s->kind, "loss") && !(!strcmp(s->kind, "probs") && s->rows == 1);

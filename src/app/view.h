@@ -46,6 +46,14 @@ void view_draw(Gfx *g, SDL_Rect area, const ViewState *vs);
 // view, the line under the point or a token's strongest line.
 bool view_hit(Gfx *g, SDL_Rect area, const ViewState *vs, int x, int y, int *row, int *col);
 
+// The view switches that change how step vs->step is shown (keys G, V, M, A).
+typedef struct {
+    bool heads_grid, lines;     // attention weights
+    bool side_by_side;          // the decoder's masking steps
+    bool gold;                  // cross-attention weights with a gold alignment in the corpus
+} ViewSwitches;
+ViewSwitches view_switches(const ViewState *vs);
+
 // Draws one step as a heatmap (used by composite views too): title above it
 // when title is not NULL.
 void view_heatmap(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const char *title);
