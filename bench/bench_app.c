@@ -41,7 +41,8 @@ int main(int argc, char **argv) {
     Error err;
     const char *font = gfx_find_font(&err);
     Gfx *g = font ? gfx_new(1920, 1080, font, &err) : NULL;
-    AppOptions o = {.model_path = model, .src = "the cat sits on the mat ."};
+    // the type size the window uses on a 1080p display (window.c, display_fit)
+    AppOptions o = {.model_path = model, .src = "the cat sits on the mat .", .scale = 1080.0f / 840.0f};
     App *a = g ? app_new(&o, g, &err) : NULL;
     if (!a) {
         fprintf(stderr, "bench_app: %s\n", err.msg);

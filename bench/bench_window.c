@@ -76,6 +76,8 @@ int main(int argc, char **argv) {
     }
     AppOptions o = {.model_path = model, .src = "the cat sits on the mat ."};
     App *a = g ? app_new(&o, g, &err) : NULL;
+    SDL_DisplayMode mode;  // the window's normal size on this display, as window.c sets it (display_fit)
+    if (a && SDL_GetDesktopDisplayMode(0, &mode) == 0 && mode.h > 840) app_set_base_scale(a, (float)mode.h / 840.0f);
     SDL_Texture *tex = ren ? SDL_CreateTexture(ren, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STREAMING, w, h) : NULL;
     if (!a || (ren && !tex)) {
         fprintf(stderr, "bench_window: %s\n", a ? SDL_GetError() : err.msg);

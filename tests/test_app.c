@@ -20,6 +20,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -695,6 +696,19 @@ static void test_view_switch_buttons(void **state) {
     expect_int("no heads grid on the mask", app_switch_button(a, SDLK_g).w, 0);
     click_on(a, app_switch_button(a, SDLK_m));
     expect_int("mask steps apart after a click", app_view(a)->no_side_by_side, 1);
+}
+
+// Ctrl+0 returns to the normal size the window set (display fit, HiDPI),
+// not to 1; a zoom is kept when the normal size changes.
+static void test_base_scale_and_zoom(void **state) {
+    Fixture *f = *state;
+    app_set_base_scale(f->a, 1.5f);
+    if (fabsf(gfx_scale(f->g) - 1.5f) > 1e-5f) fail_msg("expected: scale 1.5, got: %g", (double)gfx_scale(f->g));
+    key(f->a, SDLK_EQUALS, KMOD_LCTRL);  // zoom in: 1.15 times
+    app_set_base_scale(f->a, 2.0f);      // moved to a larger display
+    if (fabsf(gfx_scale(f->g) - 2.3f) > 1e-4f) fail_msg("expected: the zoom kept, scale 2.3, got: %g", (double)gfx_scale(f->g));
+    key(f->a, SDLK_0, KMOD_LCTRL);
+    if (fabsf(gfx_scale(f->g) - 2.0f) > 1e-5f) fail_msg("expected: Ctrl+0 back to 2, got: %g", (double)gfx_scale(f->g));
 }
 
 static void test_paste(void **state) {
@@ -1480,6 +1494,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_fit_keeps_the_end, setup, teardown),
         cmocka_unit_test_setup_teardown(test_math_typesets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_view_switch_buttons, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_base_scale_and_zoom, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paste, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tiny_and_huge_canvas, setup, teardown),
         cmocka_unit_test_setup_teardown(test_draw_on_window_surface, setup, teardown),

@@ -39,6 +39,7 @@ struct App {
     char edit[EDIT_MAX];        // the text box
     size_t cursor;              // byte offset in edit
     int text_scroll;            // pixels of the text box's text scrolled off to the left, keeping the cursor in view
+    float base_scale;           // the "normal size" Ctrl+0 returns to (app_set_base_scale); Ctrl + / − zoom from it
     char composition[256];      // IME text being composed, drawn in place
     bool editing;
     int step;
@@ -245,7 +246,8 @@ App *app_new(const AppOptions *o, Gfx *g, Error *err) {
     a->suggest_sel = -1;
     a->list = o->sentences;
     a->list_at = -1;
-    gfx_set_scale(g, o->scale > 0 ? o->scale : 1.0f);
+    a->base_scale = o->scale > 0 ? o->scale : 1.0f;
+    gfx_set_scale(g, a->base_scale);
     a->m = mdl_load(o->model_path, err);
     if (!a->m) {
         free(a);
@@ -330,6 +332,12 @@ void app_show_trace(App *a, Trace *t, const char *sentence, const DecodeOptions 
 
 void app_set_view(App *a, const ViewOptions *v) { a->view = *v; }
 const ViewOptions *app_view(const App *a) { return &a->view; }
+
+void app_set_base_scale(App *a, float scale) {
+    if (!(scale > 0.0f)) return;
+    gfx_set_scale(a->g, gfx_scale(a->g) * scale / a->base_scale);  // the user's zoom is kept
+    a->base_scale = scale;
+}
 
 SDL_Rect app_switch_button(const App *a, SDL_Keycode key) {
     static const SDL_Keycode keys[4] = {SDLK_g, SDLK_v, SDLK_m, SDLK_a};
@@ -1046,7 +1054,7 @@ static bool key_down(App *a, const SDL_KeyboardEvent *k) {
     case SDLK_a:
         return !ctrl && toggle_view(a, sym);
     case SDLK_0:
-        if (ctrl) gfx_set_scale(a->g, 1.0f);
+        if (ctrl) gfx_set_scale(a->g, a->base_scale);
         return ctrl;
     case SDLK_EQUALS:
     case SDLK_PLUS:

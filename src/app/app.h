@@ -48,6 +48,9 @@ int app_next_tick(const App *a, Uint32 now_ms);
 // Draws the whole window onto the canvas.
 void app_draw(App *a);
 bool app_quit_requested(const App *a);
+// The normal size (what Ctrl+0 returns to): the window sets it from the
+// display and HiDPI; a zoom with Ctrl + / − is kept relative to it.
+void app_set_base_scale(App *a, float scale);
 bool app_fullscreen_requested(App *a, bool *on);
 
 // For tests and scripts.

@@ -361,6 +361,16 @@ static bool attach(SDL_Window *win, Gfx *g) {
     return (c->w == s->w && c->h == s->h) || gfx_resize(g, s->w, s->h) == 0;
 }
 
+// Larger type on taller displays, so that a projector at 1080p shows even
+// the smallest labels (4/5 of the text size) 18 pixels tall: 1 up to 840
+// pixels of height, in proportion above (1080p: 1.29).
+static float display_fit(SDL_Window *win) {
+    SDL_DisplayMode mode;
+    int d = SDL_GetWindowDisplayIndex(win);
+    if (d < 0 || SDL_GetDesktopDisplayMode(d, &mode) < 0 || mode.h <= 840) return 1.0f;
+    return (float)mode.h / 840.0f;
+}
+
 static void present(SDL_Window *win, Gfx *g) {
     SDL_Surface *s = SDL_GetWindowSurface(win);
     if (s && s != gfx_surface(g)) SDL_BlitSurface(gfx_surface(g), NULL, s, NULL);
@@ -438,7 +448,7 @@ int window_run(const AppOptions *o) {
     }
     // HiDPI: the canvas has the screen's pixels; the UI scale follows
     float hidpi = ww > 0 ? (float)screen->w / (float)ww : 1.0f;
-    gfx_set_scale(g, (o->scale > 0 ? o->scale : 1.0f) * hidpi);
+    app_set_base_scale(a, (o->scale > 0 ? o->scale : 1.0f) * hidpi * display_fit(win));
     bool dirty = true;
     const char *first_frame = getenv("TRANSFORMER_TRACER_FIRST_FRAME");
     while (!app_quit_requested(a)) {
@@ -463,6 +473,8 @@ int window_run(const AppOptions *o) {
             if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
                 if (!attach(win, g)) gfx_resize(g, 1, 1);  // nothing to draw on until the next size
             }
+            if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_DISPLAY_CHANGED)  // moved to another screen
+                app_set_base_scale(a, (o->scale > 0 ? o->scale : 1.0f) * hidpi * display_fit(win));
             if (e.type == SDL_MOUSEMOTION) {  // window coordinates → canvas pixels
                 e.motion.x = (int)((float)e.motion.x * hidpi);
                 e.motion.y = (int)((float)e.motion.y * hidpi);
