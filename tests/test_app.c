@@ -656,6 +656,8 @@ static void test_math_typesets(void **state) {
         fail_msg("expected: K with h below and T above, narrower than KhT, got: %d", kt);
     int pe = gfx_math(g, 0, 0, 2000, "10000^(2i/d_model)", px, black);
     if (pe >= gfx_text_width(g, "10000(2i/dmodel)", px)) fail_msg("expected: the exponent raised and smaller, got: %d", pe);
+    int open = gfx_math(g, 0, 0, 2000, "x^(2", px, black);  // unclosed: written as it is
+    expect_int("an unclosed ^( drawn as text", open, gfx_text_width(g, "x^(2", px));
     int cut = gfx_math(g, 0, 0, 40, "softmax(Q_h\xC2\xB7K_h\xE1\xB5\x80 / \xE2\x88\x9A" "d_k)", px, black);
     if (cut > 40) fail_msg("expected: at most 40 pixels, got: %d", cut);
 }

@@ -589,16 +589,16 @@ static bool toggle_view(App *a, SDL_Keycode key) {
 static size_t char_at_x(App *a, int x) {
     int px = gfx_px(a->g, 18), x0 = a->text_box.x + gfx_px(a->g, 8) / 2 - a->text_scroll;
     char head[EDIT_MAX];
-    size_t best = 0;
+    size_t best = 0, len = strlen(a->edit);
     int best_d = abs(x - x0);
-    for (size_t i = next_char(a->edit, 0); i <= strlen(a->edit) && i > best; i = next_char(a->edit, i)) {
+    for (size_t i = 0; i < len;) {
+        i = next_char(a->edit, i);
         snprintf(head, sizeof head, "%.*s", (int)i, a->edit);
         int d = abs(x - (x0 + gfx_text_width(a->g, head, px)));
         if (d < best_d) {
             best_d = d;
             best = i;
         }
-        if (!a->edit[i]) break;
     }
     return best;
 }

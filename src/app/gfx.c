@@ -426,6 +426,16 @@ static bool sub_char(const char *p) {
            (*p == ',' && ((p[1] >= 'a' && p[1] <= 'z') || (p[1] >= 'A' && p[1] <= 'Z')));
 }
 
+// The index of the ")" that closes the "(" at f[open], or len if none does.
+static size_t closing_paren(const char *f, size_t len, size_t open) {
+    int depth = 0;
+    for (size_t k = open; k < len; k++) {
+        depth += f[k] == '(' ? 1 : f[k] == ')' ? -1 : 0;
+        if (depth == 0) return k;
+    }
+    return len;
+}
+
 // Splits f[0, len) into runs at size px on baseline rise.
 static void math_parse(MathRuns *m, const char *f, size_t len, int px, int rise) {
     int small = px * 7 / 10, down = rise - px / 4, up = rise + px * 2 / 5;
@@ -436,12 +446,10 @@ static void math_parse(MathRuns *m, const char *f, size_t len, int px, int rise)
             while (k < len && sub_char(f + k)) k++;
             math_parse(m, f + i + 1, k - i - 1, small, down);
             i = k;
-        } else if (*p == '^' && i + 1 < len && p[1] == '(') {  // x^(…): … raised
-            size_t k = i + 2;
-            int depth = 1;
-            while (k < len && depth) depth += f[k] == '(' ? 1 : f[k] == ')' ? -1 : 0, k++;
-            math_parse(m, f + i + 2, k - i - 3, small, up);
-            i = k;
+        } else if (*p == '^' && i + 1 < len && p[1] == '(' && closing_paren(f, len, i + 1) < len) {  // x^(…): … raised
+            size_t close = closing_paren(f, len, i + 1);
+            math_parse(m, f + i + 2, close - i - 2, small, up);
+            i = close + 1;
         } else if (!strncmp(p, "\xE1\xB5\x80", 3)) {  // ᵀ
             math_put(m, "T", 1, small, up);
             i += 3;
@@ -534,7 +542,7 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
         return n * step;
     }
     char buf[256];
-    const char *text = utf8 && *utf8 ? fitted(g, utf8, px, len, buf, sizeof buf) : NULL;
+    const char *text = fitted(g, utf8, px, len, buf, sizeof buf);
     SDL_Surface *s = text ? render_text(g, text, px, c) : NULL;
     if (!s || SDL_LockSurface(s) < 0) return 0;
     // the rendered line's pixel (sx, sy) goes to (x + sy, bottom - 1 - sx)
@@ -553,7 +561,6 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
     SDL_UnlockSurface(s);
     return s->w;
 }
-
 
 // Punctuation that may not start a line, and that may not end one.
 static bool closing_punct(unsigned cp) {

@@ -172,6 +172,7 @@ static HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const 
         band = SDL_min(widest, gfx_px(g, 110));
         L.col_label_up = band;
     }
+    if (L.col_label_up) L.col_label_some = L.cell_w < lh * 3 / 4;  // the taller band may have narrowed the cells
     L.label_x = area.x + label_w;
     L.grid = (SDL_Rect){L.label_x + pad / 2, top, L.cell_w * s->cols, L.cell_h * s->rows};
     L.bar = (SDL_Rect){L.grid.x + L.grid.w + pad, top, gfx_px(g, 14), L.grid.h > gfx_px(g, 120) ? L.grid.h : gfx_px(g, 120)};
