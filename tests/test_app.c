@@ -656,6 +656,12 @@ static void test_math_typesets(void **state) {
         fail_msg("expected: K with h below and T above, narrower than KhT, got: %d", kt);
     int pe = gfx_math(g, 0, 0, 2000, "10000^(2i/d_model)", px, black);
     if (pe >= gfx_text_width(g, "10000(2i/dmodel)", px)) fail_msg("expected: the exponent raised and smaller, got: %d", pe);
+    // a long line of plain text, over many of the typesetter's runs, loses nothing
+    char longer[700] = "";
+    for (int i = 0; i < 40; i++) strcat(longer, "\xE8\x87\xAA\xE7\x84\xB6\xE8\xAA\x9E\xE8\xA8\x80 ");  // 自然語言
+    expect_int("a long line", gfx_math(g, 0, 0, 100000, longer, px, black), gfx_text_width(g, longer, px));
+    expect_int("a dotted name keeps its _", gfx_math(g, 0, 0, 2000, "dec.L2.cross_attn", px, black),
+               gfx_text_width(g, "dec.L2.cross_attn", px));
     int open = gfx_math(g, 0, 0, 2000, "x^(2", px, black);  // unclosed: written as it is
     expect_int("an unclosed ^( drawn as text", open, gfx_text_width(g, "x^(2", px));
     int cut = gfx_math(g, 0, 0, 40, "softmax(Q_h\xC2\xB7K_h\xE1\xB5\x80 / \xE2\x88\x9A" "d_k)", px, black);

@@ -1,6 +1,7 @@
 #include "gfx.h"
 
 #include <SDL_ttf.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -404,19 +405,23 @@ typedef struct {
 } MathRun;
 
 typedef struct {
-    MathRun run[48];
+    MathRun run[64];
     int n;
+    bool overflow;  // more runs than fit: the caller writes the text plainly
 } MathRuns;
 
 static void math_put(MathRuns *m, const char *text, size_t len, int px, int rise) {
     MathRun *r = m->n ? &m->run[m->n - 1] : NULL;
-    if (!r || r->px != px || r->rise != rise) {
-        if (m->n == (int)(sizeof m->run / sizeof *m->run)) return;
+    size_t have = r ? strlen(r->text) : 0;
+    if (!r || r->px != px || r->rise != rise || have + len >= sizeof r->text) {
+        if (m->n == (int)(sizeof m->run / sizeof *m->run)) {
+            m->overflow = true;
+            return;
+        }
         r = &m->run[m->n++];
         *r = (MathRun){.px = px, .rise = rise};
+        have = 0;
     }
-    size_t have = strlen(r->text);
-    if (have + len >= sizeof r->text) return;
     memcpy(r->text + have, text, len);
     r->text[have + len] = '\0';
 }
@@ -424,6 +429,15 @@ static void math_put(MathRuns *m, const char *text, size_t len, int px, int rise
 static bool sub_char(const char *p) {
     return (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
            (*p == ',' && ((p[1] >= 'a' && p[1] <= 'z') || (p[1] >= 'A' && p[1] <= 'Z')));
+}
+
+// Whether the name before f[at] follows a ".", as in a stage id
+// (dec.L2.cross_attn): then its "_" is written as it is.
+static bool dotted(const char *f, size_t at) {
+    size_t k = at;
+    while (k > 0 && ((f[k - 1] >= 'a' && f[k - 1] <= 'z') || (f[k - 1] >= 'A' && f[k - 1] <= 'Z') || (f[k - 1] >= '0' && f[k - 1] <= '9')))
+        k--;
+    return k > 0 && f[k - 1] == '.';
 }
 
 // The index of the ")" that closes the "(" at f[open], or len if none does.
@@ -441,7 +455,7 @@ static void math_parse(MathRuns *m, const char *f, size_t len, int px, int rise)
     int small = px * 7 / 10, down = rise - px / 4, up = rise + px * 2 / 5;
     for (size_t i = 0; i < len;) {
         const char *p = f + i;
-        if (*p == '_' && i + 1 < len && sub_char(p + 1)) {  // x_ab: ab lowered
+        if (*p == '_' && i + 1 < len && sub_char(p + 1) && !dotted(f, i)) {  // x_ab: ab lowered
             size_t k = i + 1;
             while (k < len && sub_char(f + k)) k++;
             math_parse(m, f + i + 1, k - i - 1, small, down);
@@ -466,13 +480,17 @@ static void math_parse(MathRuns *m, const char *f, size_t len, int px, int rise)
     }
 }
 
+static int math_width(Gfx *g, const MathRuns *m) {
+    int total = 0;
+    for (int i = 0; i < m->n; i++) total += gfx_text_width(g, m->run[i].text, m->run[i].px);
+    return total;
+}
+
 int gfx_math(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c) {
     if (!utf8 || !*utf8) return 0;
     MathRuns m = {.n = 0};
     math_parse(&m, utf8, strlen(utf8), px, 0);
-    int total = 0;
-    for (int i = 0; i < m.n; i++) total += gfx_text_width(g, m.run[i].text, m.run[i].px);
-    if (total > w) return gfx_text_fit(g, x, y, w, utf8, px, c, GFX_LEFT);
+    if (m.overflow || math_width(g, &m) > w) return gfx_text_fit(g, x, y, w, utf8, px, c, GFX_LEFT);
     int baseline = y + TTF_FontAscent(font_for(g, px)), at = x;
     for (int i = 0; i < m.n; i++) {
         const MathRun *r = &m.run[i];
@@ -613,7 +631,25 @@ static size_t wrap_unit(const char *s) {
     return i ? i : 1;
 }
 
+// The width of a line of text, typeset as a formula when math is true.
+static int line_width(Gfx *g, const char *line, int px, bool math) {
+    if (!math) return gfx_text_width(g, line, px);
+    MathRuns m = {.n = 0};
+    math_parse(&m, line, strlen(line), px, 0);
+    return m.overflow ? gfx_text_width(g, line, px) : math_width(g, &m);
+}
+
+static int wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw, bool math);
+
 int gfx_text_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw) {
+    return wrap(g, x, y, w, utf8, px, c, draw, false);
+}
+
+int gfx_math_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw) {
+    return wrap(g, x, y, w, utf8, px, c, draw, true);
+}
+
+static int wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw, bool math) {
     int lh = gfx_line_height(g, px), top = y;
     char line[1024];
     const char *p = utf8;
@@ -634,7 +670,7 @@ int gfx_text_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c
             while (vis > 0 && line[vis - 1] == ' ') vis--;
             char save = line[vis];
             line[vis] = '\0';
-            bool fits = gfx_text_width(g, line, px) <= w;
+            bool fits = line_width(g, line, px, math) <= w;
             line[vis] = save;
             if (!fits && len > 0) break;
             len += u;
@@ -642,7 +678,8 @@ int gfx_text_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c
         }
         while (len > 0 && line[len - 1] == ' ') len--;
         line[len] = '\0';
-        if (draw) gfx_text(g, x, y, line, px, c, GFX_LEFT);
+        if (draw && math) gfx_math(g, x, y, INT_MAX, line, px, c);
+        else if (draw) gfx_text(g, x, y, line, px, c, GFX_LEFT);
         y += lh;
         if (*p == '\n') {
             p++;

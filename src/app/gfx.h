@@ -75,5 +75,7 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
 // characters (not before closing punctuation); "\n" starts a paragraph.
 // Returns the height used. With draw false it only measures.
 int gfx_text_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw);
+// The same, each line typeset as gfx_math does (lesson narration: d_model, Kᵀ, W₁).
+int gfx_math_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw);
 
 #endif

@@ -381,7 +381,7 @@ static int draw_body(LessonMode *lm, Gfx *g, int x, int y, int w, const Theme *t
         snprintf(buf, sizeof buf, i18n(lang, S_L_NOT_APPLY), lm->why);
         y += gfx_text_wrap(g, x, y, w, buf, small, th->chosen, draw) + pad / 2;
     }
-    y += gfx_text_wrap(g, x, y, w, s->say[li], px, th->text, draw) + pad;
+    y += gfx_math_wrap(g, x, y, w, s->say[li], px, th->text, draw) + pad;
     if (lm->own) {
         snprintf(buf, sizeof buf, i18n(lang, S_L_OWN_SENTENCE), l->run.sentence);
         y += gfx_text_wrap(g, x, y, w, buf, small, th->text_dim, draw) + pad / 2;
@@ -391,16 +391,16 @@ static int draw_body(LessonMode *lm, Gfx *g, int x, int y, int w, const Theme *t
     y += pad / 2;
     if (draw) gfx_text(g, x, y, i18n(lang, S_L_QUESTION), small, th->accent, GFX_LEFT);
     y += gfx_line_height(g, small);
-    y += gfx_text_wrap(g, x, y, w, s->ask[li], px, th->text, draw) + pad / 2;
+    y += gfx_math_wrap(g, x, y, w, s->ask[li], px, th->text, draw) + pad / 2;
     for (int i = 0; i < s->n_choices; i++) {
         snprintf(buf, sizeof buf, "%d   %s", i + 1, s->choices[li][i]);
-        int h = gfx_text_wrap(g, x + pad, y, w - 2 * pad, buf, choice_px, th->text, false) + pad / 3;
+        int h = gfx_math_wrap(g, x + pad, y, w - 2 * pad, buf, choice_px, th->text, false) + pad / 3;
         SDL_Rect r = {x, y - pad / 6, w, h};
         bool right = lm->revealed && i + 1 == s->answer, picked = i + 1 == lm->chosen;
         if (draw) {
             if (right) gfx_fill(g, r, th->accent);
             gfx_frame(g, r, picked ? gfx_px(g, 3) : 1, picked ? th->chosen : th->panel_edge);
-            gfx_text_wrap(g, x + pad, y, w - 2 * pad, buf, choice_px, right ? th->accent_text : th->text, true);
+            gfx_math_wrap(g, x + pad, y, w - 2 * pad, buf, choice_px, right ? th->accent_text : th->text, true);
             lm->choice_r[i] = r;
         }
         y += h + pad / 4;
@@ -412,7 +412,7 @@ static int draw_body(LessonMode *lm, Gfx *g, int x, int y, int w, const Theme *t
         }
         if (draw) gfx_text(g, x, y, i18n(lang, S_L_ANSWER), small, th->accent, GFX_LEFT);
         y += gfx_line_height(g, small);
-        y += gfx_text_wrap(g, x, y, w, s->reveal[li], px, th->text, draw) + pad / 2;
+        y += gfx_math_wrap(g, x, y, w, s->reveal[li], px, th->text, draw) + pad / 2;
     } else {
         if (draw) lm->reveal_btn = button(g, x, y + pad / 3, i18n(lang, S_L_REVEAL_HINT), small, th, true);
         y += gfx_line_height(g, small) + gfx_px(g, 8) + pad / 3;
