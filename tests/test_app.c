@@ -662,6 +662,8 @@ static void test_math_typesets(void **state) {
     expect_int("a long line", gfx_math(g, 0, 0, 100000, longer, px, black), gfx_text_width(g, longer, px));
     expect_int("a dotted name keeps its _", gfx_math(g, 0, 0, 2000, "dec.L2.cross_attn", px, black),
                gfx_text_width(g, "dec.L2.cross_attn", px));
+    int power = gfx_math(g, 0, 0, 2000, "e^\xE2\x88\x92" "2.75", px, black);  // e^−2.75
+    if (power >= gfx_text_width(g, "e\xE2\x88\x92" "2.75", px)) fail_msg("expected: the power raised and smaller, got: %d", power);
     int open = gfx_math(g, 0, 0, 2000, "x^(2", px, black);  // unclosed: written as it is
     expect_int("an unclosed ^( drawn as text", open, gfx_text_width(g, "x^(2", px));
     int cut = gfx_math(g, 0, 0, 40, "softmax(Q_h\xC2\xB7K_h\xE1\xB5\x80 / \xE2\x88\x9A" "d_k)", px, black);

@@ -440,6 +440,18 @@ static bool dotted(const char *f, size_t at) {
     return k > 0 && f[k - 1] == '.';
 }
 
+// The length of a number at f (a minus sign, "-" or "−", then digits and
+// points), not ending in a point; 0 if there is none.
+static size_t power_len(const char *f, size_t len) {
+    size_t k = 0;
+    if (k < len && f[k] == '-') k++;
+    else if (len >= 3 && !strncmp(f, "\xE2\x88\x92", 3)) k += 3;  // −
+    size_t digits = k;
+    while (k < len && ((f[k] >= '0' && f[k] <= '9') || (f[k] == '.' && k > digits))) k++;
+    while (k > digits && f[k - 1] == '.') k--;  // a sentence's full stop
+    return k > digits ? k : 0;
+}
+
 // The index of the ")" that closes the "(" at f[open], or len if none does.
 static size_t closing_paren(const char *f, size_t len, size_t open) {
     int depth = 0;
@@ -464,6 +476,10 @@ static void math_parse(MathRuns *m, const char *f, size_t len, int px, int rise)
             size_t close = closing_paren(f, len, i + 1);
             math_parse(m, f + i + 2, close - i - 2, small, up);
             i = close + 1;
+        } else if (*p == '^' && i + 1 < len && power_len(f + i + 1, len - i - 1)) {  // e^1.2, e^−2.7: raised
+            size_t n = power_len(f + i + 1, len - i - 1);
+            math_parse(m, f + i + 1, n, small, up);
+            i += 1 + n;
         } else if (!strncmp(p, "\xE1\xB5\x80", 3)) {  // ᵀ
             math_put(m, "T", 1, small, up);
             i += 3;
