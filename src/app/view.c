@@ -126,7 +126,13 @@ static bool place_col_label(Gfx *g, const Step *s, int c, int cell_w, int first_
     return true;
 }
 
-static HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, bool has_title, bool row_labels) {
+// The colour bar's width with its numbers.
+static int colorbar_width(Gfx *g, const ViewState *vs) {
+    return gfx_px(g, 14) + gfx_text_width(g, "-00.00", small_px(vs)) + 2 * gfx_px(g, 6);
+}
+
+// bar false: no colour bar (a panel of a grid that shares one), its room given to the cells.
+static HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, bool has_title, bool row_labels, bool bar) {
     HeatLayout L = {0};
     int px = vs->font_px;
     L.small_px = small_px(vs);
@@ -135,7 +141,7 @@ static HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const 
     L.col_label_y = area.y + (has_title ? gfx_line_height(g, px) + pad : 0);
     int label_w = row_labels ? row_labels_width(g, vs, s) : 0;
     bool matrix = !strcmp(s->kind, "matrix");
-    int bar_w = gfx_px(g, 14) + gfx_text_width(g, "-00.00", L.small_px) + 2 * pad;
+    int bar_w = bar ? colorbar_width(g, vs) : 0;
     int norm_w = matrix && s->row_labels ? gfx_px(g, 90) : 0;
     int max_cell = gfx_px(g, 96);
     // Column labels take one line; when a token does not fit its column but
@@ -175,7 +181,7 @@ static HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const 
     if (L.col_label_up) L.col_label_some = L.cell_w < lh * 3 / 4;  // the taller band may have narrowed the cells
     L.label_x = area.x + label_w;
     L.grid = (SDL_Rect){L.label_x + pad / 2, top, L.cell_w * s->cols, L.cell_h * s->rows};
-    L.bar = (SDL_Rect){L.grid.x + L.grid.w + pad, top, gfx_px(g, 14), L.grid.h > gfx_px(g, 120) ? L.grid.h : gfx_px(g, 120)};
+    if (bar) L.bar = (SDL_Rect){L.grid.x + L.grid.w + pad, top, gfx_px(g, 14), L.grid.h > gfx_px(g, 120) ? L.grid.h : gfx_px(g, 120)};
     if (norm_w) L.norms = (SDL_Rect){L.bar.x + bar_w - pad, top, norm_w - pad, L.grid.h};
     L.right = L.grid.x + L.grid.w + bar_w + norm_w + pad - pad / 2;  // as much as avail_w left out
     L.values = L.cell_w >= gfx_text_width(g, "-0.00", L.small_px) + pad && L.cell_h >= lh;
@@ -284,9 +290,10 @@ static void draw_some_col_labels(Gfx *g, const HeatLayout *L, const ViewState *v
     free(named);
 }
 
-static void heatmap(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const char *title, bool row_labels, const CorpusPair *gold) {
+static void heatmap(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const char *title, bool row_labels, bool bar,
+                    const CorpusPair *gold) {
     const Theme *t = vs->theme;
-    HeatLayout L = heat_layout(g, area, vs, s, title != NULL, row_labels);
+    HeatLayout L = heat_layout(g, area, vs, s, title != NULL, row_labels, bar);
     if (title) gfx_text_fit(g, area.x, L.title_y, area.w, title, vs->font_px, t->text, GFX_LEFT);
     char buf[32];
     int lh = gfx_line_height(g, L.small_px);
@@ -371,7 +378,7 @@ static void heatmap(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, c
         draw_ring(g, cx, cy, radius, width + edge, under);
         draw_ring(g, cx, cy, radius, width, t->gold);
     }
-    draw_colorbar(g, &L, vs, s);
+    if (bar) draw_colorbar(g, &L, vs, s);
     if (L.norms.w > 0) {  // per-token vector length: how large each row is
         float mx = 0.0f, norm[256];
         int rows = s->rows < 256 ? s->rows : 256;
@@ -394,7 +401,7 @@ static void heatmap(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, c
 }
 
 void view_heatmap(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const char *title) {
-    heatmap(g, area, vs, s, title, true, gold_for(vs, s, NULL));
+    heatmap(g, area, vs, s, title, true, true, gold_for(vs, s, NULL));
 }
 
 // Token boxes with ids under them; <unk> stands out.
@@ -1001,6 +1008,7 @@ typedef struct {
     char titles[MAX_PANELS][48];    // "" for a lone panel: the page's title names it
     const char *ops[MAX_PANELS];    // a sign between panel i and i + 1, or NULL
     bool lines;                     // line views instead of heatmaps
+    bool shared_bar;                // one scale for all (the heads grid): a colour bar on each row's last panel only
     Step average;                   // the heads' average, when shown
     float *average_data;
     const CorpusPair *gold;         // the gold alignment drawn, or NULL
@@ -1062,10 +1070,14 @@ static void add_heads(const ViewState *vs, const Step *s, Panels *p) {
     p->steps[heads] = &p->average;
     snprintf(p->titles[heads], sizeof p->titles[heads], "%s", i18n(vs->lang, S_V_AVERAGE));
     p->n = heads + 1;
+    p->shared_bar = true;  // every head's weights, and their average, run from 0 to 1
 }
 
 // Heatmap panels in a row share the rows: only the first shows their labels.
 static bool shows_row_labels(const Panels *p, int i) { return p->n == 1 || i % p->cols == 0; }
+
+// Whether panel i draws a colour bar: all do, unless they share one scale.
+static bool shows_bar(const Panels *p, int i) { return !p->shared_bar || i % p->cols == p->cols - 1 || i == p->n - 1; }
 
 // Cells of equal size, row by row, the first of each row wider by the row
 // labels it shows; a lone panel takes the whole area.
@@ -1076,9 +1088,11 @@ static void place_panels(Gfx *g, SDL_Rect area, const ViewState *vs, Panels *p) 
     }
     int gap = gfx_px(g, 28), inset = gfx_px(g, 8), rows = (p->n + p->cols - 1) / p->cols;
     int label_w = p->lines ? 0 : row_labels_width(g, vs, p->steps[0]);
-    int w = (area.w - label_w - (p->cols - 1) * gap) / p->cols, h = (area.h - (rows - 1) * gap) / rows;
+    int bar_w = p->shared_bar && !p->lines ? colorbar_width(g, vs) : 0;  // a shared bar: only the last column has one
+    int w = (area.w - label_w - bar_w - (p->cols - 1) * gap) / p->cols, h = (area.h - (rows - 1) * gap) / rows;
     for (int i = 0; i < p->n; i++) {
-        int col = i % p->cols, x = area.x + col * (w + gap) + (col ? label_w : 0), cell_w = w + (col ? 0 : label_w);
+        int col = i % p->cols, x = area.x + col * (w + gap) + (col ? label_w : 0);
+        int cell_w = w + (col ? 0 : label_w) + (shows_bar(p, i) ? bar_w : 0);
         p->cells[i] = (SDL_Rect){x, area.y + (i / p->cols) * (h + gap), cell_w, h};
         p->inner[i] = (SDL_Rect){p->cells[i].x + inset, p->cells[i].y + inset, cell_w - 2 * inset, h - 2 * inset};
     }
@@ -1091,7 +1105,7 @@ static void fit_cells(Gfx *g, const ViewState *vs, Panels *p) {
     int inset = gfx_px(g, 8), gap = gfx_px(g, 28), rows = (p->n + p->cols - 1) / p->cols;
     int used_w[MAX_PANELS] = {0}, used_h[MAX_PANELS] = {0};
     for (int i = 0; i < p->n; i++) {
-        HeatLayout L = heat_layout(g, p->inner[i], vs, p->steps[i], true, shows_row_labels(p, i));
+        HeatLayout L = heat_layout(g, p->inner[i], vs, p->steps[i], true, shows_row_labels(p, i), shows_bar(p, i));
         int bottom = L.bar.y + L.bar.h > L.grid.y + L.grid.h ? L.bar.y + L.bar.h : L.grid.y + L.grid.h;
         int *w = &used_w[i % p->cols], *h = &used_h[i / p->cols];
         if (L.right - p->inner[i].x > *w) *w = L.right - p->inner[i].x;
@@ -1138,7 +1152,7 @@ static void plan_panels(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *
         for (p->cols = 1; p->cols <= p->n; p->cols++) {
             if (p->ops[0] && p->n % p->cols) continue;  // an equation's rows stay whole
             place_panels(g, area, vs, p);
-            int cell = heat_layout(g, p->inner[0], vs, p->steps[0], true, true).cell_w;
+            int cell = heat_layout(g, p->inner[0], vs, p->steps[0], true, true, shows_bar(p, 0)).cell_w;
             if (cell > best_cell) {
                 best_cell = cell;
                 best = p->cols;
@@ -1172,12 +1186,12 @@ static void draw_panels(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *
     for (int i = 0; i < p.n; i++) {
         const char *title = p.titles[i][0] ? p.titles[i] : NULL;
         if (p.lines) draw_lines(g, p.inner[i], vs, p.steps[i], title, p.gold);
-        else heatmap(g, p.inner[i], vs, p.steps[i], title, shows_row_labels(&p, i), p.gold);
+        else heatmap(g, p.inner[i], vs, p.steps[i], title, shows_row_labels(&p, i), shows_bar(&p, i), p.gold);
         if (i == p.current) gfx_frame(g, p.cells[i], gfx_px(g, 2), t->accent);
         if (p.ops[i] && i + 1 < p.n) {  // the sign between two panels, level with the cells
             bool wraps = (i + 1) % p.cols == 0;  // the next panel starts a row: the sign ends this one
             int k = wraps ? i : i + 1;
-            HeatLayout L = heat_layout(g, p.inner[k], vs, p.steps[k], true, shows_row_labels(&p, k));
+            HeatLayout L = heat_layout(g, p.inner[k], vs, p.steps[k], true, shows_row_labels(&p, k), shows_bar(&p, k));
             int px = vs->font_px * 3 / 2, right = p.cells[i].x + p.cells[i].w;
             int x = wraps ? right + gfx_px(g, 14) : (right + p.cells[i + 1].x) / 2;
             gfx_text(g, x, L.grid.y + L.grid.h / 2 - gfx_line_height(g, px) / 2, p.ops[i], px, t->text_dim, GFX_CENTER);
@@ -1232,7 +1246,7 @@ bool view_hit(Gfx *g, SDL_Rect area, const ViewState *vs, int x, int y, int *row
             hit = lines_hit(g, p.inner[i], vs, p.steps[i], has_title, x, y, row, col);
             continue;
         }
-        HeatLayout L = heat_layout(g, p.inner[i], vs, p.steps[i], has_title, shows_row_labels(&p, i));
+        HeatLayout L = heat_layout(g, p.inner[i], vs, p.steps[i], has_title, shows_row_labels(&p, i), shows_bar(&p, i));
         if (x < L.grid.x || y < L.grid.y || x >= L.grid.x + L.grid.w || y >= L.grid.y + L.grid.h) break;
         *col = (x - L.grid.x) / L.cell_w;
         *row = (y - L.grid.y) / L.cell_h;
