@@ -462,6 +462,17 @@ static void test_hover_names_the_cell(void **state) {
     if (!found) fail_msg("no point in the middle of the window shows a cell; status: \"%s\"", app_status(a));
     expect_contains("status over a cell", app_status(a), "row sum");
     app_draw(a);  // with the hovered cell outlined
+    // in 繁體中文 too, rows and columns numbered from 1 (the top left cell: row 1, column 1)
+    key(a, SDLK_F2, KMOD_NONE);
+    app_draw(a);
+    found = false;
+    for (int y = H / 4; y < H * 3 / 4 && !found; y += 10)
+        for (int x = 0; x < W && !found; x += 10) {
+            mouse(a, SDL_MOUSEMOTION, x, y);
+            found = !strncmp(app_status(a), "\xE7\xAC\xAC 1 \xE5\x88\x97", 8);  // 第 1 列
+        }
+    if (!found) fail_msg("expected: a cell of row 1 named in Chinese, got: \"%s\"", app_status(a));
+    expect_contains("status over a cell, 繁體中文", app_status(a), "\xE6\xAD\xA4\xE5\x88\x97\xE7\xB8\xBD\xE5\x92\x8C");  // 此列總和
 }
 
 // ---- the text box ------------------------------------------------------------------

@@ -115,9 +115,9 @@ static Trace *run_text(App *a, const Model *m, DecodeOptions d, const Tokens *ta
     }
     Trace *t = NULL;
     if (tok.n_unknown == tok.n) {
-        set_status(a, "No word of this sentence is in the model's vocabulary; nothing to translate");
+        set_status(a, "%s", i18n(a->lang, S_NO_KNOWN_WORD));
     } else if (tok.n > m->cfg.max_len) {
-        set_status(a, "The sentence has %d tokens; this model takes at most %d", tok.n, m->cfg.max_len);
+        set_status(a, i18n(a->lang, S_TOO_LONG), tok.n, m->cfg.max_len);
     } else {
         d.target = d.mode == DECODE_TEACHER ? target->ids : NULL;
         d.target_len = d.mode == DECODE_TEACHER ? target->n : 0;
@@ -542,7 +542,7 @@ static void insert_text(App *a, const char *text) {
     if (len + add >= EDIT_MAX) {
         add = EDIT_MAX - 1 - len;
         while (add > 0 && ((unsigned char)text[add] & 0xC0) == 0x80) add--;  // keep whole characters
-        set_status(a, "The text box holds at most %d bytes; the rest of the pasted text was left out", EDIT_MAX - 1);
+        set_status(a, i18n(a->lang, S_PASTE_CUT), EDIT_MAX - 1);
     }
     memmove(a->edit + a->cursor + add, a->edit + a->cursor, len - a->cursor + 1);
     memcpy(a->edit + a->cursor, text, add);
@@ -1105,7 +1105,8 @@ static void hover(App *a, int x, int y) {
     char rl[64], cl[64];
     snprintf(rl, sizeof rl, "%s", s->row_labels ? s->row_labels[r] : "");
     snprintf(cl, sizeof cl, "%s", s->col_labels ? s->col_labels[c] : "");
-    set_status(a, "row %d %s \xE2\x86\x92 column %d %s: %.6g   (row sum %.6g)", r, rl, c, cl, (double)s->data[r * s->cols + c], sum);
+    // numbered from 1, as the lessons count rows and columns
+    set_status(a, i18n(a->lang, S_HOVER), r + 1, rl, c + 1, cl, (double)s->data[r * s->cols + c], sum);
 }
 
 static bool mouse_down(App *a, int x, int y) {

@@ -35,6 +35,10 @@ typedef enum {
     S_V_QUERIES,
     S_V_SOURCE,
     S_V_PRODUCES,
+    S_HOVER,            // the status line over a cell: "row %d %s → column %d %s: %.6g   (row sum %.6g)", from 1
+    S_NO_KNOWN_WORD,    // a sentence that cannot run: no word the model knows
+    S_TOO_LONG,         // "The sentence has %d tokens; this model takes at most %d"
+    S_PASTE_CUT,        // "The text box holds at most %d bytes; …"
     S_SW_GRID,          // the view switches beside the head chips: "all heads (G)"
     S_SW_LINES,
     S_SW_SIDE_BY_SIDE,
