@@ -693,29 +693,29 @@ static void test_view_switch_buttons(void **state) {
     go_to(a, "src.tokens", 0, 0);
     app_draw(a);
     SDL_Keycode all[] = {SDLK_g, SDLK_v, SDLK_m, SDLK_a};
-    for (int i = 0; i < 4; i++) expect_int("no switch on the token strip", app_switch_button(a, all[i]).w, 0);
+    for (int i = 0; i < 4; i++) expect_int("no switch on the token strip", app_button(a, all[i]).w, 0);
 
     go_to(a, "dec.L2.cross_attn.weights", 1, 5);  // "the cat sits on the mat .": the corpus has its gold alignment
     app_draw(a);
-    expect_int("no mask steps for cross-attention", app_switch_button(a, SDLK_m).w, 0);
-    if (!app_switch_button(a, SDLK_a).w) fail_msg("expected: the gold switch on cross-attention");
-    click_on(a, app_switch_button(a, SDLK_v));
+    expect_int("no mask steps for cross-attention", app_button(a, SDLK_m).w, 0);
+    if (!app_button(a, SDLK_a).w) fail_msg("expected: the gold switch on cross-attention");
+    click_on(a, app_button(a, SDLK_v));
     expect_int("lines after a click", app_view(a)->lines, 1);
     app_draw(a);
-    click_on(a, app_switch_button(a, SDLK_v));
+    click_on(a, app_button(a, SDLK_v));
     expect_int("lines after a second click", app_view(a)->lines, 0);
     app_draw(a);
-    click_on(a, app_switch_button(a, SDLK_g));
+    click_on(a, app_button(a, SDLK_g));
     expect_int("all heads after a click", app_view(a)->heads_grid, 1);
     app_draw(a);
-    click_on(a, app_switch_button(a, SDLK_a));
+    click_on(a, app_button(a, SDLK_a));
     expect_int("gold hidden after a click", app_view(a)->no_gold, 1);
 
     go_to(a, "dec.look_ahead_mask", 0, 5);
     app_draw(a);
-    if (!app_switch_button(a, SDLK_m).w) fail_msg("expected: the mask steps switch on the look-ahead mask");
-    expect_int("no heads grid on the mask", app_switch_button(a, SDLK_g).w, 0);
-    click_on(a, app_switch_button(a, SDLK_m));
+    if (!app_button(a, SDLK_m).w) fail_msg("expected: the mask steps switch on the look-ahead mask");
+    expect_int("no heads grid on the mask", app_button(a, SDLK_g).w, 0);
+    click_on(a, app_button(a, SDLK_m));
     expect_int("mask steps apart after a click", app_view(a)->no_side_by_side, 1);
 }
 
@@ -730,6 +730,24 @@ static void test_base_scale_and_zoom(void **state) {
     if (fabsf(gfx_scale(f->g) - 2.3f) > 1e-4f) fail_msg("expected: the zoom kept, scale 2.3, got: %g", (double)gfx_scale(f->g));
     key(f->a, SDLK_0, KMOD_LCTRL);
     if (fabsf(gfx_scale(f->g) - 2.0f) > 1e-5f) fail_msg("expected: Ctrl+0 back to 2, got: %g", (double)gfx_scale(f->g));
+}
+
+// The help and play / pause have buttons too, for those who do not know the keys.
+static void test_help_and_play_buttons(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    app_draw(a);
+    click_on(a, app_button(a, SDLK_SLASH));
+    expect_int("help open after a click", app_busy(a), 1);
+    app_draw(a);
+    click_on(a, app_button(a, SDLK_SLASH));
+    expect_int("help closed after a second click", app_busy(a), 0);
+    app_draw(a);
+    expect_int("not playing", app_next_tick(a, 0), -1);
+    click_on(a, app_button(a, SDLK_SPACE));
+    if (app_next_tick(a, 0) < 0) fail_msg("expected: playing after a click on the play button");
+    app_draw(a);  // the pause sign
+    click_on(a, app_button(a, SDLK_SPACE));
+    expect_int("paused after a second click", app_next_tick(a, 0), -1);
 }
 
 static void test_paste(void **state) {
@@ -1516,6 +1534,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_math_typesets, setup, teardown),
         cmocka_unit_test_setup_teardown(test_view_switch_buttons, setup, teardown),
         cmocka_unit_test_setup_teardown(test_base_scale_and_zoom, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_help_and_play_buttons, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paste, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tiny_and_huge_canvas, setup, teardown),
         cmocka_unit_test_setup_teardown(test_draw_on_window_surface, setup, teardown),

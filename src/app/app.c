@@ -78,6 +78,7 @@ struct App {
     bool settings;
     SettingsRow settings_row;
     SDL_Rect settings_button, settings_box;
+    SDL_Rect help_button, play_button;  // "?" beside the settings; play / pause before the timeline
     LessonMode *lesson;         // lessons and the picker, or NULL without a lessons folder
     int export_scale;           // Ctrl+S writes the view at this many pixels per design pixel (settings)
     Hit hits[48];
@@ -339,10 +340,12 @@ void app_set_base_scale(App *a, float scale) {
     a->base_scale = scale;
 }
 
-SDL_Rect app_switch_button(const App *a, SDL_Keycode key) {
+SDL_Rect app_button(const App *a, SDL_Keycode key) {
     static const SDL_Keycode keys[4] = {SDLK_g, SDLK_v, SDLK_m, SDLK_a};
     for (int i = 0; i < 4; i++)
         if (keys[i] == key) return a->switches[i];
+    if (key == SDLK_SLASH) return a->help_button;
+    if (key == SDLK_SPACE) return a->play_button;
     return (SDL_Rect){0};
 }
 bool app_busy(const App *a) { return a->editing || a->help || a->settings; }
@@ -571,6 +574,12 @@ static void start_editing(App *a) {
     a->analysed = false;
     a->suggest_closed = false;
     SDL_StartTextInput();
+}
+
+// Space and the play button: play the steps at the set speed, or pause.
+static void toggle_playing(App *a) {
+    a->playing = !a->playing;
+    a->last_tick = SDL_GetTicks();
 }
 
 // The view switches, by key or by their buttons: M the masking steps side by
@@ -1007,8 +1016,7 @@ static bool key_down(App *a, const SDL_KeyboardEvent *k) {
     case SDLK_HOME: app_set_step(a, 0); return true;
     case SDLK_END: app_set_step(a, trace_count(a->t) - 1); return true;
     case SDLK_SPACE:
-        a->playing = !a->playing;
-        a->last_tick = SDL_GetTicks();
+        toggle_playing(a);
         return true;
     case SDLK_LEFTBRACKET: a->speed_ms = a->speed_ms * 3 / 2 > 5000 ? 5000 : a->speed_ms * 3 / 2; return true;
     case SDLK_RIGHTBRACKET: a->speed_ms = a->speed_ms * 2 / 3 < 50 ? 50 : a->speed_ms * 2 / 3; return true;
@@ -1133,6 +1141,14 @@ static bool mouse_down(App *a, int x, int y) {
         }
     if (SDL_PointInRect(&p, &a->settings_button)) {
         a->settings = !a->settings;
+        return true;
+    }
+    if (SDL_PointInRect(&p, &a->help_button)) {
+        a->help = !a->help;
+        return true;
+    }
+    if (SDL_PointInRect(&p, &a->play_button)) {
+        toggle_playing(a);
         return true;
     }
     if (a->list && (SDL_PointInRect(&p, &a->list_prev) || SDL_PointInRect(&p, &a->list_next))) {
@@ -1498,6 +1514,7 @@ void app_draw(App *a) {
     const char *settings_label = i18n(a->lang, S_SETTINGS_BUTTON);
     int bw = gfx_text_width(g, settings_label, small) + pad;
     a->settings_button = (SDL_Rect){W - pad - bw, pad, bw, box_h};
+    a->help_button = (SDL_Rect){a->settings_button.x - pad / 2 - box_h, pad, box_h, box_h};
     char counter[32] = "";
     int nav_w = 0;
     if (a->list) {
@@ -1570,7 +1587,8 @@ void app_draw(App *a) {
     if (d->mode == DECODE_SAMPLE)
         snprintf(info + n_info, sizeof info - (size_t)n_info, "  T %.1f  k %d  p %.2f  #%llu", (double)(d->temperature > 0 ? d->temperature : 1.0f),
                  d->top_k, (double)(d->top_p > 0 ? d->top_p : 1.0f), (unsigned long long)d->seed);
-    gfx_text_fit(g, x + pad, ty, a->settings_button.x - x - 2 * pad, info, px, th->text_dim, GFX_LEFT);
+    gfx_text_fit(g, x + pad, ty, a->help_button.x - x - 2 * pad, info, px, th->text_dim, GFX_LEFT);
+    button(g, th, a->help_button, "?", small, a->help);
     button(g, th, a->settings_button, settings_label, small, a->settings);
 
     // layer and head selectors for steps that have them
@@ -1612,8 +1630,20 @@ void app_draw(App *a) {
     a->view_area = (SDL_Rect){page.x, page.y + gfx_line_height(g, gfx_px(g, 24)) + gfx_px(g, 10), page.w,
                               page.h - gfx_line_height(g, gfx_px(g, 24)) - gfx_px(g, 10) - (2 * lh + gfx_px(g, 10)) - gfx_px(g, 10)};
 
-    // the timeline: encoder and each decoding step in turn, the current step marked
-    a->timeline = (SDL_Rect){pad, H - status_h - timeline_h - pad, W - 2 * pad, timeline_h};
+    // play / pause, then the timeline: encoder and each decoding step in turn, the current step marked
+    int play_w = timeline_h * 3 / 2;
+    a->play_button = (SDL_Rect){pad, H - status_h - timeline_h - pad, play_w, timeline_h};
+    button(g, th, a->play_button, "", small, a->playing);
+    if (a->playing) {  // pause: two bars
+        int bw = SDL_max(1, timeline_h / 6), bh = timeline_h / 2, cx = a->play_button.x + play_w / 2, by = a->play_button.y + timeline_h / 4;
+        gfx_fill(g, (SDL_Rect){cx - bw - bw / 2 - 1, by, bw, bh}, th->accent_text);
+        gfx_fill(g, (SDL_Rect){cx + bw / 2 + 1, by, bw, bh}, th->accent_text);
+    } else {
+        gfx_text(g, a->play_button.x + play_w / 2, a->play_button.y + (timeline_h - gfx_line_height(g, small)) / 2, "\xE2\x96\xB6", small, th->text,
+                 GFX_CENTER);  // ▶
+    }
+    int tl_x = pad + play_w + pad / 2;
+    a->timeline = (SDL_Rect){tl_x, H - status_h - timeline_h - pad, W - pad - tl_x, timeline_h};
     int n = trace_count(a->t);
     for (int x = 0; x < a->timeline.w; x++) {
         const Step *ts = trace_step(a->t, (int)((long)x * n / a->timeline.w));

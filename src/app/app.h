@@ -71,9 +71,10 @@ int app_set_model(App *a, const char *path);
 int app_set_decode(App *a, const DecodeOptions *d);
 const DecodeOptions *app_decode(const App *a);
 const Model *app_model(const App *a);
-// Where the last frame drew the button of view switch key (SDLK_g, _v, _m or
-// _a); w 0 when the step shown has no such switch.
-SDL_Rect app_switch_button(const App *a, SDL_Keycode key);
+// Where the last frame drew the button that does what key does: a view
+// switch (SDLK_g, _v, _m, _a), help (SDLK_SLASH) or play (SDLK_SPACE);
+// w 0 when there is none (a switch that does not apply to the step shown).
+SDL_Rect app_button(const App *a, SDL_Keycode key);
 // The sentence list: the current sentence's index (-1: not from the list) and
 // a move by delta sentences, as Ctrl+PageDown / Ctrl+PageUp do.
 int app_list_index(const App *a);
