@@ -561,7 +561,7 @@ static void record_output(Ctx *c) {
     Trace *tr = c->tr;
     c->dstep = 0;
     const char *const *labels = token_labels(c, c->m->tgt, tr->out_ids, tr->out_n);
-    float *o = emit(c, (Step){.name = "out.tokens", .kind = "tokens", .rows = 1, .cols = tr->out_n, .sym_rows = "1", .sym_cols = "m",
+    float *o = emit(c, (Step){.name = "out.tokens", .kind = "tokens", .rows = 1, .cols = tr->out_n, .sym_rows = "1", .sym_cols = "T",
                               .formula = "the output sentence", .col_labels = labels});
     for (int i = 0; i < tr->out_n; i++) o[i] = (float)tr->out_ids[i];
 }
