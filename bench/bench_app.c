@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "app.h"
+#include "bench_views.h"
 #include "gfx.h"
 #include "tt_config.h"
 
@@ -52,60 +53,13 @@ int main(int argc, char **argv) {
     double first = now_ms() - t0;
     printf("first frame (font, model, trace, draw at 1920x1080): %.1f ms\n", first);
 
-    // one step of each kind the views draw; some with their own decoding, a
-    // target (teacher forcing) or a key that switches the view
-    static const struct {
-        const char *name, *stage;
-        int head, step;
-        DecodeMode mode;
-        const char *target;
-        SDL_Keycode key;  // 0: none; g the heads grid, v the line view
-    } views[] = {
-        {"src.tokens", "src.tokens", 0, 0, DECODE_GREEDY, NULL, 0},
-        {"src.embed", "src.embed", 0, 0, DECODE_GREEDY, NULL, 0},
-        {"src.pos_enc", "src.pos_enc", 0, 0, DECODE_GREEDY, NULL, 0},
-        {"enc.L1.self_attn.weights", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, NULL, 0},
-        {"  all heads (G)", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, NULL, SDLK_g},
-        {"dec.look_ahead_mask", "dec.look_ahead_mask", 0, 4, DECODE_GREEDY, NULL, 0},
-        {"dec.L1.self_attn.masked_scores", "dec.L1.self_attn.masked_scores", 1, 4, DECODE_GREEDY, NULL, 0},
-        {"dec.L1.self_attn.weights", "dec.L1.self_attn.weights", 1, 4, DECODE_GREEDY, NULL, 0},
-        {"dec.L2.cross_attn.weights", "dec.L2.cross_attn.weights", 1, 6, DECODE_GREEDY, NULL, 0},
-        {"  as lines (V)", "dec.L2.cross_attn.weights", 1, 6, DECODE_GREEDY, NULL, SDLK_v},
-        {"enc.L2.norm2", "enc.L2.norm2", 0, 0, DECODE_GREEDY, NULL, 0},
-        {"dec.probs", "dec.probs", 0, 3, DECODE_GREEDY, NULL, 0},
-        {"dec.top_k", "dec.top_k", 0, 3, DECODE_GREEDY, NULL, 0},
-        {"dec.choice", "dec.choice", 0, 6, DECODE_GREEDY, NULL, 0},
-        {"dec.sample (T 2)", "dec.sample", 0, 1, DECODE_SAMPLE, NULL, 0},
-        {"dec.beam (tree)", "dec.beam", 0, 5, DECODE_BEAM, NULL, 0},
-        {"dec.probs (teacher, m x |V|)", "dec.probs", 0, 1, DECODE_TEACHER, "\xE8\xB2\x93 \xE5\x9D\x90 \xE5\x9C\xA8 \xE5\xA2\x8A\xE5\xAD\x90 \xE4\xB8\x8A \xE3\x80\x82", 0},
-    };
     double *t = malloc((size_t)reps * sizeof *t), worst = 0.0;
     printf("%-34s %10s %10s\n", "view (software canvas 1920x1080)", "median ms", "min ms");
-    for (size_t v = 0; v < sizeof views / sizeof *views; v++) {
-        App *va = a;
-        if (views[v].mode != DECODE_GREEDY || views[v].key) {
-            AppOptions vo = o;
-            vo.decode.mode = views[v].mode == DECODE_TEACHER ? DECODE_GREEDY : views[v].mode;
-            vo.decode.temperature = views[v].mode == DECODE_SAMPLE ? 2.0f : 0.0f;
-            vo.decode.seed = 1;
-            vo.target = views[v].target;
-            va = app_new(&vo, g, &err);
-            if (!va) {
-                fprintf(stderr, "bench_app: %s\n", err.msg);
-                return 1;
-            }
-        }
-        int i = trace_find(app_trace(va), views[v].stage, views[v].head, views[v].step);
-        if (i < 0) {
-            printf("%-34s %10s\n", views[v].name, "(absent)");
-            if (va != a) app_free(va);
+    for (int v = 0; v < bench_n_views; v++) {
+        App *va = bench_view_open(&bench_views[v], a, &o, g, &err);
+        if (!va) {
+            printf("%-34s %10s (%s)\n", bench_views[v].name, "absent", err.msg);
             continue;
-        }
-        app_set_step(va, i);
-        if (views[v].key) {
-            SDL_Event k = {.type = SDL_KEYDOWN};
-            k.key.keysym.sym = views[v].key;
-            app_event(va, &k);
         }
         app_draw(va);  // warm the text cache, as a frame after the first does
         for (int r = 0; r < reps; r++) {
@@ -115,8 +69,8 @@ int main(int argc, char **argv) {
         }
         double med = median(t, reps);
         if (med > worst) worst = med;
-        printf("%-34s %10.2f %10.2f\n", views[v].name, med, t[0]);
-        printf("bench: view=%s median_ms=%.3f min_ms=%.3f\n", views[v].name, med, t[0]);
+        printf("%-34s %10.2f %10.2f\n", bench_views[v].name, med, t[0]);
+        printf("bench: view=%s median_ms=%.3f min_ms=%.3f\n", bench_views[v].name, med, t[0]);
         if (va != a) app_free(va);
     }
     // a key press: the event, then the redrawn frame

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "app.h"
+#include "bench_views.h"
 #include "gfx.h"
 #include "tt_config.h"
 
@@ -78,29 +79,27 @@ int main(int argc, char **argv) {
     App *a = g ? app_new(&o, g, &err) : NULL;
     SDL_DisplayMode mode;  // the window's normal size on this display, as window.c sets it (display_fit)
     if (a && SDL_GetDesktopDisplayMode(0, &mode) == 0 && mode.h > 840) app_set_base_scale(a, (float)mode.h / 840.0f);
+    float scale = g ? gfx_scale(g) : 1.0f;  // a view's own App starts at scale 1: it gets this one
     SDL_Texture *tex = ren ? SDL_CreateTexture(ren, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STREAMING, w, h) : NULL;
     if (!a || (ren && !tex)) {
         fprintf(stderr, "bench_window: %s\n", a ? SDL_GetError() : err.msg);
         return 1;
     }
     printf("renderer: %s (video driver %s), %d×%d\n", info.name, SDL_GetCurrentVideoDriver(), w, h);
-    static const struct { const char *stage; int head, step; } views[] = {
-        {"src.tokens", 0, 0},          {"src.embed", 0, 0},          {"src.pos_enc", 0, 0},
-        {"enc.L1.self_attn.weights", 1, 0}, {"dec.look_ahead_mask", 0, 4}, {"dec.L1.self_attn.masked_scores", 1, 4},
-        {"dec.L1.self_attn.weights", 1, 4}, {"dec.L2.cross_attn.weights", 1, 6}, {"enc.L2.norm2", 0, 0},
-        {"dec.probs", 0, 3},           {"dec.top_k", 0, 3},          {"dec.choice", 0, 6},
-    };
     double *draw = malloc((size_t)reps * sizeof *draw), *frame = malloc((size_t)reps * sizeof *frame), worst = 0.0;
     printf("%-34s %14s %14s\n", "view", "draw ms", "frame ms");
-    for (size_t v = 0; v < sizeof views / sizeof *views; v++) {
-        int i = trace_find(app_trace(a), views[v].stage, views[v].head, views[v].step);
-        if (i < 0) continue;
-        app_set_step(a, i);
-        app_draw(a);
+    for (int v = 0; v < bench_n_views; v++) {
+        App *va = bench_view_open(&bench_views[v], a, &o, g, &err);
+        if (!va) {
+            printf("%-34s (%s)\n", bench_views[v].name, err.msg);
+            continue;
+        }
+        if (va != a) app_set_base_scale(va, scale);
+        app_draw(va);
         present(win, ren, tex, g);  // warm: text cache, texture
         for (int r = 0; r < reps; r++) {
             double t0 = now_ms();
-            app_draw(a);
+            app_draw(va);
             double t1 = now_ms();
             present(win, ren, tex, g);
             draw[r] = t1 - t0;
@@ -110,8 +109,9 @@ int main(int argc, char **argv) {
         qsort(frame, (size_t)reps, sizeof *frame, by_double);
         double med = frame[reps / 2];
         if (med > worst) worst = med;
-        printf("%-34s %14.2f %14.2f\n", views[v].stage, draw[reps / 2], med);
-        printf("bench: renderer=%s view=%s draw_median_ms=%.3f frame_median_ms=%.3f\n", info.name, views[v].stage, draw[reps / 2], med);
+        printf("%-34s %14.2f %14.2f\n", bench_views[v].name, draw[reps / 2], med);
+        printf("bench: renderer=%s view=%s draw_median_ms=%.3f frame_median_ms=%.3f\n", info.name, bench_views[v].name, draw[reps / 2], med);
+        if (va != a) app_free(va);
     }
     printf("bench: renderer=%s slowest_frame_median_ms=%.2f\n", info.name, worst);
     free(draw);

@@ -1,0 +1,50 @@
+#include "bench_views.h"
+
+#include <string.h>
+
+const BenchView bench_views[] = {
+    {"src.tokens", "src.tokens", 0, 0, DECODE_GREEDY, NULL, 0},
+    {"src.embed", "src.embed", 0, 0, DECODE_GREEDY, NULL, 0},
+    {"src.pos_enc", "src.pos_enc", 0, 0, DECODE_GREEDY, NULL, 0},
+    {"enc.L1.self_attn.weights", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, NULL, 0},
+    {"  all heads (G)", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, NULL, SDLK_g},
+    {"dec.look_ahead_mask", "dec.look_ahead_mask", 0, 4, DECODE_GREEDY, NULL, 0},
+    {"dec.L1.self_attn.masked_scores", "dec.L1.self_attn.masked_scores", 1, 4, DECODE_GREEDY, NULL, 0},
+    {"dec.L1.self_attn.weights", "dec.L1.self_attn.weights", 1, 4, DECODE_GREEDY, NULL, 0},
+    {"dec.L2.cross_attn.weights", "dec.L2.cross_attn.weights", 1, 6, DECODE_GREEDY, NULL, 0},
+    {"  as lines (V)", "dec.L2.cross_attn.weights", 1, 6, DECODE_GREEDY, NULL, SDLK_v},
+    {"enc.L2.norm2", "enc.L2.norm2", 0, 0, DECODE_GREEDY, NULL, 0},
+    {"dec.probs", "dec.probs", 0, 3, DECODE_GREEDY, NULL, 0},
+    {"dec.top_k", "dec.top_k", 0, 3, DECODE_GREEDY, NULL, 0},
+    {"dec.choice", "dec.choice", 0, 6, DECODE_GREEDY, NULL, 0},
+    {"dec.sample (T 2)", "dec.sample", 0, 1, DECODE_SAMPLE, NULL, 0},
+    {"dec.beam (tree)", "dec.beam", 0, 5, DECODE_BEAM, NULL, 0},
+    {"dec.probs (teacher, m x |V|)", "dec.probs", 0, 1, DECODE_TEACHER,
+     "\xE8\xB2\x93 \xE5\x9D\x90 \xE5\x9C\xA8 \xE5\xA2\x8A\xE5\xAD\x90 \xE4\xB8\x8A \xE3\x80\x82", 0},  // 貓 坐 在 墊子 上 。
+};
+const int bench_n_views = sizeof bench_views / sizeof *bench_views;
+
+App *bench_view_open(const BenchView *v, App *base, const AppOptions *o, Gfx *g, Error *err) {
+    App *a = base;
+    if (v->mode != DECODE_GREEDY || v->key) {
+        AppOptions vo = *o;
+        vo.decode.mode = v->mode == DECODE_TEACHER ? DECODE_GREEDY : v->mode;
+        vo.decode.temperature = v->mode == DECODE_SAMPLE ? 2.0f : 0.0f;
+        vo.decode.seed = 1;
+        vo.target = v->target;
+        if (!(a = app_new(&vo, g, err))) return NULL;
+    }
+    int i = trace_find(app_trace(a), v->stage, v->head, v->step);
+    if (i < 0) {
+        err_set(err, "%s: no such step in the trace", v->name);
+        if (a != base) app_free(a);
+        return NULL;
+    }
+    app_set_step(a, i);
+    if (v->key) {
+        SDL_Event k = {.type = SDL_KEYDOWN};
+        k.key.keysym.sym = v->key;
+        app_event(a, &k);
+    }
+    return a;
+}
