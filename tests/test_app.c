@@ -923,6 +923,19 @@ static void test_golden(void **state) {
     if (!golden_matches(gfx_surface(f->g), f->golden->name, why, sizeof why)) fail_msg("%s", why);
 }
 
+// The same view drawn on a canvas of 100 × 100, of one pixel and of 8K, and
+// hovered: nothing may crash or write out of bounds (the sanitizer build).
+static void test_golden_sizes(void **state) {
+    Fixture *f = *state;
+    static const int sizes[][2] = {{100, 100}, {1, 1}, {7680, 4320}};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        if (gfx_resize(f->g, sizes[i][0], sizes[i][1])) fail_msg("gfx_resize %d×%d failed", sizes[i][0], sizes[i][1]);
+        app_draw(f->a);
+        mouse(f->a, SDL_MOUSEMOTION, sizes[i][0] / 3, sizes[i][1] / 2);
+        app_draw(f->a);
+    }
+}
+
 // ---- export ------------------------------------------------------------------------
 
 static Trace *trace_of(const char *sentence) {
@@ -1558,11 +1571,15 @@ int main(void) {
         cmocka_unit_test(test_script_reports_failures),  // last: window_run ends with SDL_Quit
     };
     enum { N_BEHAVIOUR = sizeof behaviour / sizeof *behaviour };
-    // the goldens: one test each, named after its file
-    struct CMUnitTest tests[N_BEHAVIOUR + N_GOLDEN];
-    for (int i = 0; i < N_GOLDEN; i++)
+    // the goldens: one test each, named after its file, and each view at extreme sizes
+    struct CMUnitTest tests[N_BEHAVIOUR + 2 * N_GOLDEN];
+    static char sized[N_GOLDEN][96];
+    for (int i = 0; i < N_GOLDEN; i++) {
         tests[i] = (struct CMUnitTest){goldens[i].name, test_golden, setup_golden, teardown, (void *)&goldens[i]};
-    for (int i = 0; i < N_BEHAVIOUR; i++) tests[N_GOLDEN + i] = behaviour[i];
+        snprintf(sized[i], sizeof sized[i], "%s at 100x100, 1x1 and 7680x4320", goldens[i].name);
+        tests[N_GOLDEN + i] = (struct CMUnitTest){sized[i], test_golden_sizes, setup_golden, teardown, (void *)&goldens[i]};
+    }
+    for (int i = 0; i < N_BEHAVIOUR; i++) tests[2 * N_GOLDEN + i] = behaviour[i];
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     voc_tokens_deinit(&target);
     mdl_free(model);
