@@ -671,8 +671,14 @@ static void test_math_typesets(void **state) {
     char longer[700] = "";
     for (int i = 0; i < 40; i++) strcat(longer, "\xE8\x87\xAA\xE7\x84\xB6\xE8\xAA\x9E\xE8\xA8\x80 ");  // 自然語言
     expect_int("a long line", gfx_math(g, 0, 0, 100000, longer, px, black), gfx_text_width(g, longer, px));
-    expect_int("a dotted name keeps its _", gfx_math(g, 0, 0, 2000, "dec.L2.cross_attn", px, black),
-               gfx_text_width(g, "dec.L2.cross_attn", px));
+    // names are not formulas: written as they are
+    static const char *const names[] = {"dec.L2.cross_attn", "dec.look_ahead_mask", "a_b_c", "x^()"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        expect_int(names[i], gfx_math(g, 0, 0, 2000, names[i], px, black), gfx_text_width(g, names[i], px));
+    // two subscripts after a comma stay two: d_k,d_v is not d with "k,dv" below
+    int two = gfx_math(g, 0, 0, 2000, "d_k,d_v", px, black), one = gfx_math(g, 0, 0, 2000, "d_k", px, black);
+    if (abs(two - (2 * one + gfx_text_width(g, ",", px))) > 2)  // a pixel or two of rounding between runs
+        fail_msg("expected: d_k,d_v as two subscripts, %d pixels wide, got: %d", 2 * one + gfx_text_width(g, ",", px), two);
     int power = gfx_math(g, 0, 0, 2000, "e^\xE2\x88\x92" "2.75", px, black);  // e^−2.75
     if (power >= gfx_text_width(g, "e\xE2\x88\x92" "2.75", px)) fail_msg("expected: the power raised and smaller, got: %d", power);
     int open = gfx_math(g, 0, 0, 2000, "x^(2", px, black);  // unclosed: written as it is
@@ -717,6 +723,13 @@ static void test_view_switch_buttons(void **state) {
     expect_int("no heads grid on the mask", app_button(a, SDLK_g).w, 0);
     click_on(a, app_button(a, SDLK_m));
     expect_int("mask steps apart after a click", app_view(a)->no_side_by_side, 1);
+    // lines (V) change the weights only: the mask's own step keeps its M
+    key(a, SDLK_v, KMOD_NONE);
+    app_draw(a);
+    if (!app_button(a, SDLK_m).w) fail_msg("expected: the mask steps switch on the mask with lines on");
+    go_to(a, "dec.L1.self_attn.weights", 1, 5);
+    app_draw(a);
+    expect_int("no mask steps switch on weights shown as lines", app_button(a, SDLK_m).w, 0);
 }
 
 // Ctrl+0 returns to the normal size the window set (display fit, HiDPI),
@@ -730,6 +743,13 @@ static void test_base_scale_and_zoom(void **state) {
     if (fabsf(gfx_scale(f->g) - 2.3f) > 1e-4f) fail_msg("expected: the zoom kept, scale 2.3, got: %g", (double)gfx_scale(f->g));
     key(f->a, SDLK_0, KMOD_LCTRL);
     if (fabsf(gfx_scale(f->g) - 2.0f) > 1e-5f) fail_msg("expected: Ctrl+0 back to 2, got: %g", (double)gfx_scale(f->g));
+    // at the largest scale (4), more presses pile nothing up: one Ctrl+− comes down at once
+    for (int i = 0; i < 20; i++) key(f->a, SDLK_EQUALS, KMOD_LCTRL);
+    if (fabsf(gfx_scale(f->g) - 4.0f) > 1e-5f) fail_msg("expected: scale 4 at most, got: %g", (double)gfx_scale(f->g));
+    key(f->a, SDLK_MINUS, KMOD_LCTRL);
+    if (fabsf(gfx_scale(f->g) - 4.0f / 1.15f) > 1e-4f) fail_msg("expected: %g after one Ctrl+−, got: %g", 4.0 / 1.15, (double)gfx_scale(f->g));
+    app_set_base_scale(f->a, 1.0f);  // to a smaller display: the zoom, 2 / 1.15, is kept
+    if (fabsf(gfx_scale(f->g) - 2.0f / 1.15f) > 1e-4f) fail_msg("expected: the zoom kept, %g, got: %g", 2.0 / 1.15, (double)gfx_scale(f->g));
 }
 
 // The help and play / pause have buttons too, for those who do not know the keys.

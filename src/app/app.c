@@ -39,7 +39,9 @@ struct App {
     char edit[EDIT_MAX];        // the text box
     size_t cursor;              // byte offset in edit
     int text_scroll;            // pixels of the text box's text scrolled off to the left, keeping the cursor in view
-    float base_scale;           // the "normal size" Ctrl+0 returns to (app_set_base_scale); Ctrl + / − zoom from it
+    int text_x, text_px;        // where the last frame drew the text box's text (before scrolling), and its size
+    float base_scale;           // the "normal size" Ctrl+0 returns to (app_set_base_scale)
+    float zoom;                 // Ctrl + / −, on top of it: the scale drawn is base_scale × zoom
     char composition[256];      // IME text being composed, drawn in place
     bool editing;
     int step;
@@ -248,6 +250,7 @@ App *app_new(const AppOptions *o, Gfx *g, Error *err) {
     a->list = o->sentences;
     a->list_at = -1;
     a->base_scale = o->scale > 0 ? o->scale : 1.0f;
+    a->zoom = 1.0f;
     gfx_set_scale(g, a->base_scale);
     a->m = mdl_load(o->model_path, err);
     if (!a->m) {
@@ -334,10 +337,17 @@ void app_show_trace(App *a, Trace *t, const char *sentence, const DecodeOptions 
 void app_set_view(App *a, const ViewOptions *v) { a->view = *v; }
 const ViewOptions *app_view(const App *a) { return &a->view; }
 
+// The zoom within what the canvas allows (gfx_set_scale: 0.5 to 4), so that
+// pressing on at a limit does not pile up presses to undo.
+static void apply_zoom(App *a, float zoom) {
+    a->zoom = fminf(fmaxf(zoom, 0.5f / a->base_scale), 4.0f / a->base_scale);
+    gfx_set_scale(a->g, a->base_scale * a->zoom);
+}
+
 void app_set_base_scale(App *a, float scale) {
     if (!(scale > 0.0f)) return;
-    gfx_set_scale(a->g, gfx_scale(a->g) * scale / a->base_scale);  // the user's zoom is kept
     a->base_scale = scale;
+    apply_zoom(a, a->zoom);  // the user's zoom is kept
 }
 
 SDL_Rect app_button(const App *a, SDL_Keycode key) {
@@ -594,22 +604,27 @@ static bool toggle_view(App *a, SDL_Keycode key) {
     return true;
 }
 
-// The character boundary of the text box's text nearest to window x.
+// The character boundary of the text box's text nearest to window x: a
+// binary search, as the width of a prefix grows with its length (a click in
+// 16 KB of text measures some 30 prefixes, not thousands).
 static size_t char_at_x(App *a, int x) {
-    int px = gfx_px(a->g, 18), x0 = a->text_box.x + gfx_px(a->g, 8) / 2 - a->text_scroll;
+    int want = x - (a->text_x - a->text_scroll);
+    size_t len = strlen(a->edit), lo = 0, hi = len;  // lo: a boundary left of want (or 0), hi: one right of it (or len)
     char head[EDIT_MAX];
-    size_t best = 0, len = strlen(a->edit);
-    int best_d = abs(x - x0);
-    for (size_t i = 0; i < len;) {
-        i = next_char(a->edit, i);
-        snprintf(head, sizeof head, "%.*s", (int)i, a->edit);
-        int d = abs(x - (x0 + gfx_text_width(a->g, head, px)));
-        if (d < best_d) {
-            best_d = d;
-            best = i;
-        }
+    while (next_char(a->edit, lo) < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        while (mid > lo && ((unsigned char)a->edit[mid] & 0xC0) == 0x80) mid--;  // a character's first byte
+        if (mid == lo) mid = next_char(a->edit, lo);
+        snprintf(head, sizeof head, "%.*s", (int)mid, a->edit);
+        if (gfx_text_width(a->g, head, a->text_px) <= want) lo = mid;
+        else hi = mid;
     }
-    return best;
+    // the nearer of the two boundaries
+    snprintf(head, sizeof head, "%.*s", (int)lo, a->edit);
+    int w_lo = gfx_text_width(a->g, head, a->text_px);
+    snprintf(head, sizeof head, "%.*s", (int)hi, a->edit);
+    int w_hi = gfx_text_width(a->g, head, a->text_px);
+    return want - w_lo <= w_hi - want ? lo : hi;
 }
 
 static void stop_editing(App *a) {
@@ -1062,16 +1077,16 @@ static bool key_down(App *a, const SDL_KeyboardEvent *k) {
     case SDLK_a:
         return !ctrl && toggle_view(a, sym);
     case SDLK_0:
-        if (ctrl) gfx_set_scale(a->g, a->base_scale);
+        if (ctrl) apply_zoom(a, 1.0f);
         return ctrl;
     case SDLK_EQUALS:
     case SDLK_PLUS:
     case SDLK_KP_PLUS:
-        if (ctrl) gfx_set_scale(a->g, gfx_scale(a->g) * 1.15f);
+        if (ctrl) apply_zoom(a, a->zoom * 1.15f);
         return ctrl;
     case SDLK_MINUS:
     case SDLK_KP_MINUS:
-        if (ctrl) gfx_set_scale(a->g, gfx_scale(a->g) / 1.15f);
+        if (ctrl) apply_zoom(a, a->zoom / 1.15f);
         return ctrl;
     case SDLK_s:
         if (ctrl) {
@@ -1294,7 +1309,9 @@ static int draw_switches(App *a, int x, int y) {
     int px = gfx_px(a->g, 16), pad = gfx_px(a->g, 6), lh = gfx_line_height(a->g, px);
     ViewState vs = {.model = a->m, .trace = a->t, .step = a->step, .opt = a->view, .lang = a->lang};
     ViewSwitches w = view_switches(&vs);
-    const bool shown[4] = {w.heads_grid, w.lines, w.side_by_side && !a->view.lines, w.gold};
+    // M does nothing where the grid or the lines show the weights instead (plan_panels)
+    bool side_by_side = w.side_by_side && !(w.heads_grid && a->view.heads_grid) && !(w.lines && a->view.lines);
+    const bool shown[4] = {w.heads_grid, w.lines, side_by_side, w.gold};
     const bool on[4] = {a->view.heads_grid, a->view.lines, !a->view.no_side_by_side, !a->view.no_gold};
     static const StringId labels[4] = {S_SW_GRID, S_SW_LINES, S_SW_SIDE_BY_SIDE, S_SW_GOLD};
     for (int i = 0; i < 4; i++) {
@@ -1542,7 +1559,9 @@ void app_draw(App *a) {
     } else {
         a->text_scroll = 0;
     }
-    int tx = a->text_box.x + pad / 2 - a->text_scroll, ty = a->text_box.y + pad / 2;
+    a->text_x = a->text_box.x + pad / 2;
+    a->text_px = px;
+    int tx = a->text_x - a->text_scroll, ty = a->text_box.y + pad / 2;
     gfx_clip(g, &a->text_box);
     int w = gfx_text(g, tx, ty, shown, px, th->text, GFX_LEFT);
     if (!*shown && a->editing) gfx_text(g, tx, ty, i18n(a->lang, S_TYPE_SENTENCE), px, th->text_dim, GFX_LEFT);

@@ -14,6 +14,8 @@
 #include "pages.h"
 
 #define TEXT_CACHE 2048
+// The longest text drawn or measured whole, in bytes: the text box's 16 KB.
+#define TEXT_BYTES 16384
 // A long sentence at a large zoom renders to tens of MB: the cache keeps at
 // most this many bytes of text surfaces, so memory stays flat while typing.
 #define TEXT_CACHE_BYTES ((size_t)64 << 20)
@@ -340,7 +342,7 @@ static SDL_Surface *render_text(Gfx *g, const char *text, int px, Color c) {
     e->text = NULL;
     e->surface = NULL;
     SDL_Color col = {(Uint8)(c >> 16), (Uint8)(c >> 8), (Uint8)c, (Uint8)(c >> 24)};
-    char buf[1024];
+    char buf[TEXT_BYTES];
     SDL_Surface *s = TTF_RenderUTF8_Blended(font_for(g, px), displayable(g, text, buf, sizeof buf), col);
     if (g->cache_bytes + surface_bytes(s) > TEXT_CACHE_BYTES) cache_clear(g);  // e is empty: nothing the caller holds
     e->surface = s;
@@ -356,7 +358,7 @@ int gfx_text_width(Gfx *g, const char *utf8, int px) {
     WidthEntry *e = &g->widths[text_hash(utf8, px, 0) % WIDTH_CACHE];
     if (e->text && e->px == px && !strcmp(e->text, utf8)) return e->w;
     int w = 0, h = 0;
-    char buf[1024];
+    char buf[TEXT_BYTES];
     TTF_SizeUTF8(font_for(g, px), displayable(g, utf8, buf, sizeof buf), &w, &h);
     free(e->text);
     *e = (WidthEntry){strdup(utf8), px, w};  // a failed strdup only misses the cache
@@ -431,13 +433,19 @@ static bool sub_char(const char *p) {
            (*p == ',' && ((p[1] >= 'a' && p[1] <= 'z') || (p[1] >= 'A' && p[1] <= 'Z')));
 }
 
-// Whether the name before f[at] follows a ".", as in a stage id
-// (dec.L2.cross_attn): then its "_" is written as it is.
-static bool dotted(const char *f, size_t at) {
-    size_t k = at;
-    while (k > 0 && ((f[k - 1] >= 'a' && f[k - 1] <= 'z') || (f[k - 1] >= 'A' && f[k - 1] <= 'Z') || (f[k - 1] >= '0' && f[k - 1] <= '9')))
-        k--;
-    return k > 0 && f[k - 1] == '.';
+static bool name_char(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'; }
+
+// Whether the "_" at f[at] belongs to a name rather than a formula: a name
+// after a "." (a stage id, dec.look_ahead_mask) or with more than one "_"
+// (a_b_c). Such a name is written as it is.
+static bool plain_name(const char *f, size_t len, size_t at) {
+    size_t a = at, b = at + 1;
+    while (a > 0 && name_char(f[a - 1])) a--;
+    while (b < len && name_char(f[b])) b++;
+    if (a > 0 && f[a - 1] == '.') return true;
+    int underscores = 0;
+    for (size_t k = a; k < b; k++) underscores += f[k] == '_';
+    return underscores > 1;
 }
 
 // The length of a number at f (a minus sign, "-" or "−", then digits and
@@ -467,12 +475,13 @@ static void math_parse(MathRuns *m, const char *f, size_t len, int px, int rise)
     int small = px * 7 / 10, down = rise - px / 4, up = rise + px * 2 / 5;
     for (size_t i = 0; i < len;) {
         const char *p = f + i;
-        if (*p == '_' && i + 1 < len && sub_char(p + 1) && !dotted(f, i)) {  // x_ab: ab lowered
+        if (*p == '_' && i + 1 < len && sub_char(p + 1) && !plain_name(f, len, i)) {  // x_ab: ab lowered
             size_t k = i + 1;
-            while (k < len && sub_char(f + k)) k++;
+            while (k < len && sub_char(f + k) && !(f[k] == ',' && k + 2 < len && name_char(f[k + 1]) && f[k + 2] == '_')) k++;
             math_parse(m, f + i + 1, k - i - 1, small, down);
             i = k;
-        } else if (*p == '^' && i + 1 < len && p[1] == '(' && closing_paren(f, len, i + 1) < len) {  // x^(…): … raised
+        } else if (*p == '^' && i + 2 < len && p[1] == '(' && closing_paren(f, len, i + 1) < len &&
+                   closing_paren(f, len, i + 1) > i + 2) {  // x^(…): … raised
             size_t close = closing_paren(f, len, i + 1);
             math_parse(m, f + i + 2, close - i - 2, small, up);
             i = close + 1;
@@ -554,7 +563,7 @@ static bool wide_char(unsigned cp) { return cp >= 0x2E80 && !(cp >= 0xFF61 && cp
 // Chinese (every character wide) is written vertically upright, one
 // character under the other; anything else is turned a quarter left.
 int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Color c) {
-    if (!utf8 || !*utf8) return 0;
+    if (!utf8 || !*utf8 || len <= 0 || px <= 0) return 0;
     int chars = 0;
     bool upright = true;
     for (const char *p = utf8; *p && upright; chars++) {
@@ -563,6 +572,7 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
         upright = wide_char(cp);
     }
     if (upright) {
+        // cut short, the last place that fits holds a vertical ellipsis
         int step = px, n = chars * step <= len ? chars : len / step, cx = x + gfx_line_height(g, px) / 2, y = bottom - n * step;
         const char *p = utf8;
         for (int i = 0; i < n; i++, y += step) {
@@ -571,7 +581,8 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
             int k = utf8_char(p, &cp);
             memcpy(one, p, (size_t)k);
             p += k;
-            gfx_text(g, cx, y - (gfx_line_height(g, px) - step) / 2, one, px, c, GFX_CENTER);
+            const char *shown = n < chars && i == n - 1 ? "\xEF\xB8\x99" : one;  // ︙, the font has no ⋮
+            gfx_text(g, cx, y - (gfx_line_height(g, px) - step) / 2, shown, px, c, GFX_CENTER);
         }
         return n * step;
     }

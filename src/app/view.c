@@ -175,7 +175,8 @@ static HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const 
         }
         L.col_label_some = L.cell_w < lh * 3 / 4;
         if (cut < 2 && !L.col_label_some) break;
-        band = SDL_min(widest, gfx_px(g, 110));
+        // labels named in part stand on a leader line (draw_some_col_labels); they may need its room
+        band = SDL_min(widest + (L.col_label_some ? gfx_px(g, 8) : 0), gfx_px(g, 110));
         L.col_label_up = band;
     }
     if (L.col_label_up) L.col_label_some = L.cell_w < lh * 3 / 4;  // the taller band may have narrowed the cells
@@ -554,7 +555,7 @@ static void draw_probs(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s
     int fit = (area.h - below) / row_h;
     Bar bars[12];
     int n = kept < 12 ? kept : 12;
-    if (n > fit) n = fit > 2 ? fit : 2;
+    if (n > fit) n = SDL_min(n, SDL_max(fit, 2));  // never more than the tokens kept
     for (int i = 0; i < n; i++) bars[i] = (Bar){voc_token(vs->model->tgt, r[i].id), r[i].p, r[i].id == chosen};
     char ranked[160];
     if (chosen_rank >= n && n > 0) {
@@ -1076,8 +1077,9 @@ static void add_heads(const ViewState *vs, const Step *s, Panels *p) {
 // Heatmap panels in a row share the rows: only the first shows their labels.
 static bool shows_row_labels(const Panels *p, int i) { return p->n == 1 || i % p->cols == 0; }
 
-// Whether panel i draws a colour bar: all do, unless they share one scale.
-static bool shows_bar(const Panels *p, int i) { return !p->shared_bar || i % p->cols == p->cols - 1 || i == p->n - 1; }
+// Whether panel i draws a colour bar: all do, unless they share one scale;
+// then the last column's (a short last row has none: the rows above show it).
+static bool shows_bar(const Panels *p, int i) { return !p->shared_bar || p->n == 1 || i % p->cols == p->cols - 1; }
 
 // Cells of equal size, row by row, the first of each row wider by the row
 // labels it shows; a lone panel takes the whole area.

@@ -371,6 +371,11 @@ static float display_fit(SDL_Window *win) {
     return (float)mode.h / 840.0f;
 }
 
+// The window's normal size: the user's --scale, the screen's pixel density, its height.
+static float base_scale(SDL_Window *win, const AppOptions *o, float hidpi) {
+    return (o->scale > 0 ? o->scale : 1.0f) * hidpi * display_fit(win);
+}
+
 static void present(SDL_Window *win, Gfx *g) {
     SDL_Surface *s = SDL_GetWindowSurface(win);
     if (s && s != gfx_surface(g)) SDL_BlitSurface(gfx_surface(g), NULL, s, NULL);
@@ -408,14 +413,15 @@ int window_run(const AppOptions *o) {
         script_free(sc);
         return 1;
     }
-    // X11 and the offscreen driver give a window a framebuffer of their own;
-    // without this hint SDL backs it with a GL renderer instead, and loading
-    // the GL driver cost about 300 ms before the first frame
-    // (bench/first_frame.sh). Wayland and KMS/DRM have no framebuffer of
-    // their own: there the hint would leave no window surface at all.
+    // X11, Windows and the offscreen driver give a window a framebuffer of
+    // their own; without this hint SDL backs it with a GL renderer instead,
+    // and loading the GL driver cost about 300 ms before the first frame
+    // (bench/first_frame.sh). Drivers without one (Wayland, KMS/DRM, …) keep
+    // SDL's default: there the hint would leave no window surface at all.
     // SDL_FRAMEBUFFER_ACCELERATION in the environment still takes precedence.
-    if (driver && strcmp(driver, "wayland") && strcmp(driver, "kmsdrm"))
-        SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
+    static const char *const own_framebuffer[] = {"x11", "windows", "offscreen", "dummy"};
+    for (size_t i = 0; driver && i < sizeof own_framebuffer / sizeof *own_framebuffer; i++)
+        if (!strcmp(driver, own_framebuffer[i])) SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
     SDL_SetHint(SDL_HINT_IME_SHOW_UI, "1");
     SDL_Window *win = SDL_CreateWindow("Transformer Tracer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 800,
                                        SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
@@ -448,7 +454,7 @@ int window_run(const AppOptions *o) {
     }
     // HiDPI: the canvas has the screen's pixels; the UI scale follows
     float hidpi = ww > 0 ? (float)screen->w / (float)ww : 1.0f;
-    app_set_base_scale(a, (o->scale > 0 ? o->scale : 1.0f) * hidpi * display_fit(win));
+    app_set_base_scale(a, base_scale(win, o, hidpi));
     bool dirty = true;
     const char *first_frame = getenv("TRANSFORMER_TRACER_FIRST_FRAME");
     while (!app_quit_requested(a)) {
@@ -473,8 +479,13 @@ int window_run(const AppOptions *o) {
             if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_SIZE_CHANGED) {
                 if (!attach(win, g)) gfx_resize(g, 1, 1);  // nothing to draw on until the next size
             }
-            if (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_DISPLAY_CHANGED)  // moved to another screen
-                app_set_base_scale(a, (o->scale > 0 ? o->scale : 1.0f) * hidpi * display_fit(win));
+            if (e.type == SDL_WINDOWEVENT && (e.window.event == SDL_WINDOWEVENT_SIZE_CHANGED || e.window.event == SDL_WINDOWEVENT_DISPLAY_CHANGED)) {
+                // another screen, or a size set by one: its pixel density and height again
+                int w_points;
+                SDL_GetWindowSize(win, &w_points, NULL);
+                if (w_points > 0 && gfx_width(g) > 1) hidpi = (float)gfx_width(g) / (float)w_points;
+                app_set_base_scale(a, base_scale(win, o, hidpi));
+            }
             if (e.type == SDL_MOUSEMOTION) {  // window coordinates → canvas pixels
                 e.motion.x = (int)((float)e.motion.x * hidpi);
                 e.motion.y = (int)((float)e.motion.y * hidpi);
