@@ -1539,7 +1539,16 @@ void app_draw(App *a) {
         else snprintf(counter, sizeof counter, "\xE2\x80\x93/%d", sl_count(a->list));  // –: a sentence not from the list
         nav_w = 2 * box_h + gfx_text_width(g, counter, px) + 2 * pad;
     }
-    int text_w = W * 3 / 5 - nav_w;
+    char info[256];
+    const DecodeOptions *d = trace_options(a->t);  // what the trace on show was run with (a lesson step may differ from the settings)
+    int n_info = snprintf(info, sizeof info, "%s  \xC2\xB7  %s", a->m->name, mode_name(a->lang, d->mode));
+    if (d->mode == DECODE_BEAM) snprintf(info + n_info, sizeof info - (size_t)n_info, " %d", d->beam_width ? d->beam_width : 4);
+    if (d->mode == DECODE_SAMPLE)
+        snprintf(info + n_info, sizeof info - (size_t)n_info, "  T %.1f  k %d  p %.2f  #%llu", (double)(d->temperature > 0 ? d->temperature : 1.0f),
+                 d->top_k, (double)(d->top_p > 0 ? d->top_p : 1.0f), (unsigned long long)d->seed);
+    // the sentence box takes 3/5 of the width, less what the model and strategy need beside it (it scrolls), 2/5 at least
+    // (room: the box's margin, then pad / 2 + pad before the line and 2 pad after it, up to the ? button)
+    int text_w = SDL_max(SDL_min(W * 3 / 5, a->help_button.x - 5 * pad - gfx_text_width(g, info, px)), W * 2 / 5) - nav_w;
     a->text_box = (SDL_Rect){pad, pad, text_w > box_h ? text_w : box_h, box_h};
     gfx_fill(g, a->text_box, th->panel);
     gfx_frame(g, a->text_box, a->editing ? 2 : 1, a->editing ? th->accent : th->panel_edge);
@@ -1599,13 +1608,6 @@ void app_draw(App *a) {
         button(g, th, a->list_next, "\xE2\x96\xB6", small, false);  // ▶
         x += box_h;
     }
-    char info[256];
-    const DecodeOptions *d = trace_options(a->t);  // what the trace on show was run with (a lesson step may differ from the settings)
-    int n_info = snprintf(info, sizeof info, "%s  \xC2\xB7  %s", a->m->name, mode_name(a->lang, d->mode));
-    if (d->mode == DECODE_BEAM) snprintf(info + n_info, sizeof info - (size_t)n_info, " %d", d->beam_width ? d->beam_width : 4);
-    if (d->mode == DECODE_SAMPLE)
-        snprintf(info + n_info, sizeof info - (size_t)n_info, "  T %.1f  k %d  p %.2f  #%llu", (double)(d->temperature > 0 ? d->temperature : 1.0f),
-                 d->top_k, (double)(d->top_p > 0 ? d->top_p : 1.0f), (unsigned long long)d->seed);
     gfx_text_fit(g, x + pad, ty, a->help_button.x - x - 2 * pad, info, px, th->text_dim, GFX_LEFT);
     button(g, th, a->help_button, "?", small, a->help);
     button(g, th, a->settings_button, settings_label, small, a->settings);

@@ -423,7 +423,15 @@ int window_run(const AppOptions *o) {
     for (size_t i = 0; driver && i < sizeof own_framebuffer / sizeof *own_framebuffer; i++)
         if (!strcmp(driver, own_framebuffer[i])) SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
     SDL_SetHint(SDL_HINT_IME_SHOW_UI, "1");
-    SDL_Window *win = SDL_CreateWindow("Transformer Tracer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, 1280, 800,
+    // 1280 × 800, or three quarters of a larger screen, as the type grows
+    // with the screen (display_fit)
+    int win_w = 1280, win_h = 800;
+    SDL_DisplayMode mode;
+    if (SDL_GetDesktopDisplayMode(0, &mode) == 0) {
+        win_w = SDL_max(win_w, mode.w * 3 / 4);
+        win_h = SDL_max(win_h, mode.h * 3 / 4);
+    }
+    SDL_Window *win = SDL_CreateWindow("Transformer Tracer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, win_w, win_h,
                                        SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     SDL_Surface *screen = win ? SDL_GetWindowSurface(win) : NULL;
     if (!screen) {
