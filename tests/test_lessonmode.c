@@ -258,6 +258,38 @@ static void test_picker(void **state) {
     teardown((void **)&f);
 }
 
+static void move_mouse(App *a, int x, int y) {
+    SDL_Event e = {.type = SDL_MOUSEMOTION};
+    e.motion.x = x;
+    e.motion.y = y;
+    app_event(a, &e);
+}
+
+// A picker too short for every lesson scrolls: the last lesson, chosen with
+// End, is drawn where the mouse finds it; the wheel moves the choice.
+static void test_picker_scrolls(void **state) {
+    (void)state;
+    Fixture *f = open_app(NULL, true);
+    if (gfx_resize(f->g, 900, 520)) fail_msg("gfx_resize: cannot make a 900 × 520 canvas");  // room for two or three lessons
+    key(f->a, SDLK_END, KMOD_NONE);
+    app_draw(f->a);                  // scrolled to the last lesson
+    key(f->a, SDLK_HOME, KMOD_NONE);  // no redraw: the mouse meets what that frame drew
+    bool seen_last = false;
+    for (int y = 0; y < 520 && !seen_last; y += 4) {
+        move_mouse(f->a, 450, y);
+        seen_last = lm_picked(f->lm) == 5;  // the sixth lesson, under the mouse
+    }
+    if (!seen_last) fail_msg("expected: the last lesson drawn (and so under the mouse somewhere) after End");
+    key(f->a, SDLK_HOME, KMOD_NONE);
+    for (int i = 0; i < 3; i++) {
+        SDL_Event wheel = {.type = SDL_MOUSEWHEEL};
+        wheel.wheel.y = -1;  // down
+        app_event(f->a, &wheel);
+    }
+    assert_int_equal(lm_picked(f->lm), 3);
+    teardown((void **)&f);
+}
+
 // Every formula line with words in it has its 繁體中文 form: each entry of
 // the table is met in some trace (none is misspelt), and none is left over.
 static void test_formulas_in_chinese(void **state) {
@@ -325,6 +357,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_bad_sentence_keeps_the_lesson, setup, teardown),
         cmocka_unit_test(test_broken_lesson_stays_usable),
         cmocka_unit_test(test_picker),
+        cmocka_unit_test(test_picker_scrolls),
         cmocka_unit_test_setup_teardown(test_draws_at_any_size, setup, teardown),
         cmocka_unit_test(test_formulas_in_chinese),
     };

@@ -102,6 +102,8 @@ typedef enum {
     S_L_PICKER_TITLE,
     S_L_PICKER_HINT,
     S_L_STEPS,
+    S_L_MORE_ABOVE,     // the picker, scrolled: "▲ %d more above"
+    S_L_MORE_BELOW,
     S_L_BROKEN,
     S_L_NONE,
     S_L_SHAPE_HIDDEN,   // the page's shape line while a lesson's question is open

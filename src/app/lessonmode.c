@@ -34,6 +34,7 @@ struct LessonMode {
     char shown[4096];           // the sentence we put in the App: another one was typed by the user
     bool picker;
     int pick;
+    int pick_top;               // the first lesson the picker shows: it scrolls to keep the chosen one in view
     Item items[MAX_ITEMS];
     int n_items;
     SDL_Rect prev_btn, next_btn, reveal_btn, choice_r[LES_MAX_CHOICES];
@@ -81,6 +82,8 @@ int lm_step(const LessonMode *lm) { return lm->step; }
 int lm_step_count(const LessonMode *lm) { return lm->l ? lm->l->n_steps : 0; }
 bool lm_revealed(const LessonMode *lm) { return lm->revealed; }
 bool lm_picker_open(const LessonMode *lm) { return lm->picker; }
+
+int lm_picked(const LessonMode *lm) { return lm->pick; }
 bool lm_panel_shown(const LessonMode *lm) { return lm_running(lm) || (lm->show_problems && lm->problems.n); }
 
 const char *lm_problem(const LessonMode *lm) {
@@ -248,7 +251,12 @@ static bool picker_event(LessonMode *lm, App *a, const SDL_Event *e) {
             }
         return true;
     }
-    return e->type == SDL_TEXTINPUT || e->type == SDL_MOUSEWHEEL;
+    if (e->type == SDL_MOUSEWHEEL && lm->n_items) {  // the wheel moves the choice, and the list with it
+        lm->pick += e->wheel.y > 0 ? -1 : e->wheel.y < 0 ? 1 : 0;
+        lm->pick = lm->pick < 0 ? 0 : lm->pick >= lm->n_items ? lm->n_items - 1 : lm->pick;
+        return true;
+    }
+    return e->type == SDL_TEXTINPUT;
 }
 
 // ---- the lesson's own keys and buttons ----
@@ -487,17 +495,35 @@ void lm_draw_picker(LessonMode *lm, Gfx *g, const Theme *th, Lang lang) {
         snprintf(buf, sizeof buf, i18n(lang, S_L_NONE), lm->lessons_dir);
         gfx_text_wrap(g, x, y, w, buf, px, th->text_dim, true);
     }
-    int bottom = box.y + box.h - pad - gfx_line_height(g, small) - pad;
+    int bottom = box.y + box.h - pad - gfx_line_height(g, small) - pad, more_h = gfx_line_height(g, small) + pad / 4;
+    // each lesson's height, then the first shown: the chosen one must be in view
+    int hs[MAX_ITEMS];
+    for (int i = 0; i < lm->n_items; i++) {
+        const Item *it = &lm->items[i];
+        hs[i] = gfx_line_height(g, px) + pad / 2 + pad / 2;
+        if (it->summary[li]) hs[i] += gfx_text_wrap(g, x + pad, y, w - 2 * pad, it->summary[li], small, th->text_dim, false);
+    }
+    if (lm->pick_top > lm->pick) lm->pick_top = lm->pick;
+    for (;;) {
+        int used = lm->pick_top > 0 ? more_h : 0;
+        for (int i = lm->pick_top; i <= lm->pick && i < lm->n_items; i++) used += hs[i] + pad / 2;
+        if (lm->pick < lm->n_items - 1) used += more_h;
+        if (used <= bottom - y || lm->pick_top >= lm->pick) break;
+        lm->pick_top++;
+    }
+    if (lm->pick_top > 0) {
+        snprintf(buf, sizeof buf, i18n(lang, S_L_MORE_ABOVE), lm->pick_top);
+        gfx_text(g, x + pad, y, buf, small, th->text_dim, GFX_LEFT);
+        y += more_h;
+    }
+    int shown = lm->pick_top;
     for (int i = 0; i < lm->n_items; i++) {
         Item *it = &lm->items[i];
+        it->r = (SDL_Rect){0, 0, 0, 0};  // not shown: not clickable
+        bool last = i == lm->n_items - 1;
+        if (i < lm->pick_top || i != shown || y + hs[i] + (last ? 0 : more_h) > bottom) continue;
         const char *title = it->title[li] ? it->title[li] : it->path;
-        int h = gfx_line_height(g, px) + pad / 2;
-        if (it->summary[li]) h += gfx_text_wrap(g, x + pad, y, w - 2 * pad, it->summary[li], small, th->text_dim, false);
-        it->r = (SDL_Rect){x, y, w, h + pad / 2};
-        if (y + h > bottom) {  // no room: the rest are not drawn (and not clickable)
-            it->r = (SDL_Rect){0, 0, 0, 0};
-            continue;
-        }
+        it->r = (SDL_Rect){x, y, w, hs[i]};
         if (i == lm->pick) gfx_fill(g, it->r, th->background);
         gfx_frame(g, it->r, i == lm->pick ? gfx_px(g, 3) : 1, i == lm->pick ? th->accent : th->panel_edge);
         gfx_text_fit(g, x + pad, y + pad / 4, w * 3 / 4, title, px, th->text, GFX_LEFT);
@@ -505,7 +531,12 @@ void lm_draw_picker(LessonMode *lm, Gfx *g, const Theme *th, Lang lang) {
         else snprintf(buf, sizeof buf, i18n(lang, S_L_STEPS), it->n_steps);
         gfx_text(g, x + w - pad, y + pad / 4, buf, small, it->n_problems ? th->chosen : th->text_dim, GFX_RIGHT);
         if (it->summary[li]) gfx_text_wrap(g, x + pad, y + gfx_line_height(g, px) + pad / 4, w - 2 * pad, it->summary[li], small, th->text_dim, true);
-        y += it->r.h + pad / 2;
+        y += hs[i] + pad / 2;
+        shown++;
+    }
+    if (shown < lm->n_items) {
+        snprintf(buf, sizeof buf, i18n(lang, S_L_MORE_BELOW), lm->n_items - shown);
+        gfx_text(g, x + pad, y, buf, small, th->text_dim, GFX_LEFT);
     }
     gfx_text_fit(g, x, box.y + box.h - pad - gfx_line_height(g, small), w, i18n(lang, S_L_PICKER_HINT), small, th->text_dim, GFX_LEFT);
     gfx_clip(g, NULL);

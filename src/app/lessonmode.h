@@ -25,6 +25,7 @@ void lm_free(LessonMode *lm);
 int lm_open(LessonMode *lm, App *a, const char *path);
 void lm_show_picker(LessonMode *lm, bool on);
 bool lm_picker_open(const LessonMode *lm);
+int lm_picked(const LessonMode *lm);  // the lesson chosen in the picker, from 0 (tests)
 
 // Takes the event if it is the lesson's (next, previous, reveal, explore…);
 // false lets the App handle it.
