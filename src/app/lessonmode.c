@@ -478,6 +478,15 @@ void lm_draw_panel(LessonMode *lm, Gfx *g, SDL_Rect area, const Theme *th, Lang 
     gfx_frame(g, area, 1, th->panel_edge);
 }
 
+// Whether lessons top … last, of heights hs, fit in room with the lines
+// that say what lies above and below them.
+static bool picker_fits(const LessonMode *lm, const int *hs, int top, int last, int room, int more_h, int pad) {
+    int used = top > 0 ? more_h : 0;
+    for (int i = top; i <= last && i < lm->n_items; i++) used += hs[i] + pad / 2;
+    if (last < lm->n_items - 1) used += more_h;
+    return used <= room;
+}
+
 void lm_draw_picker(LessonMode *lm, Gfx *g, const Theme *th, Lang lang) {
     if (!lm->picker) return;
     int W = gfx_width(g), H = gfx_height(g), pad = gfx_px(g, 16);
@@ -504,13 +513,9 @@ void lm_draw_picker(LessonMode *lm, Gfx *g, const Theme *th, Lang lang) {
         if (it->summary[li]) hs[i] += gfx_text_wrap(g, x + pad, y, w - 2 * pad, it->summary[li], small, th->text_dim, false);
     }
     if (lm->pick_top > lm->pick) lm->pick_top = lm->pick;
-    for (;;) {
-        int used = lm->pick_top > 0 ? more_h : 0;
-        for (int i = lm->pick_top; i <= lm->pick && i < lm->n_items; i++) used += hs[i] + pad / 2;
-        if (lm->pick < lm->n_items - 1) used += more_h;
-        if (used <= bottom - y || lm->pick_top >= lm->pick) break;
-        lm->pick_top++;
-    }
+    while (lm->pick_top < lm->pick && !picker_fits(lm, hs, lm->pick_top, lm->pick, bottom - y, more_h, pad)) lm->pick_top++;
+    // room below the last lesson (a taller window): show more of those above
+    while (lm->pick_top > 0 && picker_fits(lm, hs, lm->pick_top - 1, lm->n_items - 1, bottom - y, more_h, pad)) lm->pick_top--;
     if (lm->pick_top > 0) {
         snprintf(buf, sizeof buf, i18n(lang, S_L_MORE_ABOVE), lm->pick_top);
         gfx_text(g, x + pad, y, buf, small, th->text_dim, GFX_LEFT);
