@@ -770,6 +770,32 @@ static void test_help_and_play_buttons(void **state) {
     expect_int("paused after a second click", app_next_tick(a, 0), -1);
 }
 
+// A model may carry any name in its file: a very long one is drawn cut in
+// the top row. (Before, the strategy's settings were then written at the
+// name's full length past the line's buffer, a write far enough beyond it
+// that AddressSanitizer does not see it: this test draws the case, the
+// clamp in app.c is what prevents it.)
+static void test_long_model_name(void **state) {
+    Fixture *f = *state;
+    Error err;
+    Model *m = mdl_load(MODEL_PATH, &err);
+    if (!m) fail_msg("mdl_load: %s", err.msg);
+    char *name = malloc(2001);
+    memset(name, 'n', 2000);
+    name[2000] = '\0';
+    free(m->name);
+    m->name = name;
+    char path[128];
+    snprintf(path, sizeof path, "%s/long-name.safetensors", f->tmp);
+    if (mdl_save(m, path, &err)) fail_msg("mdl_save: %s", err.msg);
+    mdl_free(m);
+    expect_int("app_set_model", app_set_model(f->a, path), 0);
+    DecodeOptions d = *app_decode(f->a);
+    d.mode = DECODE_SAMPLE;  // the longest line: the strategy's settings after the name
+    app_set_decode(f->a, &d);
+    app_draw(f->a);
+}
+
 static void test_paste(void **state) {
     App *a = ((Fixture *)*state)->a;
     edit_afresh(a);
@@ -1568,6 +1594,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_view_switch_buttons, setup, teardown),
         cmocka_unit_test_setup_teardown(test_base_scale_and_zoom, setup, teardown),
         cmocka_unit_test_setup_teardown(test_help_and_play_buttons, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_long_model_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paste, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tiny_and_huge_canvas, setup, teardown),
         cmocka_unit_test_setup_teardown(test_draw_on_window_surface, setup, teardown),

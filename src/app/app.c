@@ -1542,6 +1542,7 @@ void app_draw(App *a) {
     char info[256];
     const DecodeOptions *d = trace_options(a->t);  // what the trace on show was run with (a lesson step may differ from the settings)
     int n_info = snprintf(info, sizeof info, "%s  \xC2\xB7  %s", a->m->name, mode_name(a->lang, d->mode));
+    if (n_info < 0 || n_info >= (int)sizeof info) n_info = (int)sizeof info - 1;  // a model's name has no length limit
     if (d->mode == DECODE_BEAM) snprintf(info + n_info, sizeof info - (size_t)n_info, " %d", d->beam_width ? d->beam_width : 4);
     if (d->mode == DECODE_SAMPLE)
         snprintf(info + n_info, sizeof info - (size_t)n_info, "  T %.1f  k %d  p %.2f  #%llu", (double)(d->temperature > 0 ? d->temperature : 1.0f),
