@@ -559,6 +559,9 @@ static void test_too_long_sentence_keeps_text(void **state) {
 
 static void test_invalid_utf8_keeps_text(void **state) {
     App *a = ((Fixture *)*state)->a;
+    // what follows a bad byte is still drawn and measured (the bad byte as "?")
+    Gfx *g = ((Fixture *)*state)->g;
+    expect_int("width of text with a bad byte", gfx_text_width(g, "the cat \xFF sits", 18), gfx_text_width(g, "the cat ? sits", 18));
     edit_afresh(a);
     type(a, "the cat \xFF");
     app_draw(a);

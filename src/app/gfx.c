@@ -300,12 +300,15 @@ static const char *displayable(Gfx *g, const char *in, char *buf, size_t size) {
     for (const unsigned char *p = (const unsigned char *)in; *p && o + 8 < size;) {
         int len = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : 4;
         Uint32 cp = len == 1 ? *p : len == 2 ? *p & 0x1Fu : len == 3 ? *p & 0x0Fu : *p & 0x07u;
-        for (int k = 1; k < len; k++) {
-            if ((p[k] & 0xC0) != 0x80) {  // broken UTF-8: stop here
-                buf[o] = '\0';
-                return buf;
-            }
+        bool broken = (*p & 0xC0) == 0x80 || *p >= 0xF8;
+        for (int k = 1; k < len && !broken; k++) {
+            broken = (p[k] & 0xC0) != 0x80;
             cp = (cp << 6) | (p[k] & 0x3Fu);
+        }
+        if (broken) {  // invalid UTF-8: a "?" for the byte, and the rest of the text after it
+            buf[o++] = '?';
+            p++;
+            continue;
         }
         if (len == 1 || TTF_GlyphIsProvided32(f, cp)) {
             memcpy(buf + o, p, (size_t)len);

@@ -501,7 +501,8 @@ int window_run(const AppOptions *o) {
                 e.button.x = (int)((float)e.button.x * hidpi);
                 e.button.y = (int)((float)e.button.y * hidpi);
             }
-            dirty |= app_event(a, &e);
+            // a script's own lines (model, decode) change the app directly: its wake-up redraws
+            dirty |= app_event(a, &e) || (sc && e.type == sc->wake);
             got = SDL_PollEvent(&e);
         }
         dirty |= app_tick(a, SDL_GetTicks());
