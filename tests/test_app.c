@@ -33,6 +33,7 @@
 #include "app.h"
 #include "fileio.h"
 #include "image.h"
+#include "theme.h"
 #include "vocab.h"
 #include "window.h"
 
@@ -797,6 +798,29 @@ static void test_long_model_name(void **state) {
     d.mode = DECODE_SAMPLE;  // the longest line: the strategy's settings after the name
     app_set_decode(f->a, &d);
     app_draw(f->a);
+}
+
+// The share of the canvas in colour c (RGB).
+static double share_of(Gfx *g, Color c) {
+    SDL_Surface *s = gfx_surface(g);
+    long same = 0;
+    for (int y = 0; y < s->h; y++)
+        for (int x = 0; x < s->w; x++) same += ((((Uint32 *)((Uint8 *)s->pixels + y * s->pitch))[x] ^ c) & 0xFFFFFF) == 0;
+    return (double)same / ((double)s->w * s->h);
+}
+
+// A window too small for the layout says so over it; at a usable size again
+// everything is as it was.
+static void test_too_small_says_so(void **state) {
+    Fixture *f = *state;
+    Color panel = theme_get(false)->panel;
+    if (gfx_resize(f->g, 300, 200)) fail_msg("gfx_resize 300×200 failed");
+    app_draw(f->a);
+    if (share_of(f->g, panel) < 0.6) fail_msg("expected: the message's panel over most of a 300 × 200 window, got: %.0f %%", 100 * share_of(f->g, panel));
+    if (gfx_resize(f->g, W, H)) fail_msg("gfx_resize back failed");
+    app_draw(f->a);
+    if (share_of(f->g, panel) > 0.4) fail_msg("expected: the layout again at %d × %d, got: %.0f %% panel", W, H, 100 * share_of(f->g, panel));
+    expect_str("sentence", app_sentence(f->a), SENTENCE);
 }
 
 static void test_paste(void **state) {
@@ -1598,6 +1622,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_base_scale_and_zoom, setup, teardown),
         cmocka_unit_test_setup_teardown(test_help_and_play_buttons, setup, teardown),
         cmocka_unit_test_setup_teardown(test_long_model_name, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_too_small_says_so, setup, teardown),
         cmocka_unit_test_setup_teardown(test_paste, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tiny_and_huge_canvas, setup, teardown),
         cmocka_unit_test_setup_teardown(test_draw_on_window_surface, setup, teardown),

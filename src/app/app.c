@@ -1686,4 +1686,10 @@ void app_draw(App *a) {
     draw_settings(a);
     if (a->help) draw_help(a);
     if (a->lesson) lm_draw_picker(a->lesson, g, th, a->lang);
+    // too small for the layout (under 480 × 300 at this type size): say so over it, in small type
+    if (W < gfx_px(g, 480) || H < gfx_px(g, 300)) {
+        gfx_fill(g, (SDL_Rect){0, 0, W, H}, th->panel);
+        int m = SDL_min(8, W / 10), tiny = SDL_max(10, SDL_min(gfx_px(g, 16), W / 9));
+        gfx_text_wrap(g, m, m, W - 2 * m, i18n(a->lang, S_TOO_SMALL), tiny, th->text, true);
+    }
 }

@@ -39,6 +39,7 @@ typedef enum {
     S_NO_KNOWN_WORD,    // a sentence that cannot run: no word the model knows
     S_TOO_LONG,         // "The sentence has %d tokens; this model takes at most %d"
     S_PASTE_CUT,        // "The text box holds at most %d bytes; …"
+    S_TOO_SMALL,        // over a window too small for the layout
     S_SW_GRID,          // the view switches beside the head chips: "all heads (G)"
     S_SW_LINES,
     S_SW_SIDE_BY_SIDE,
