@@ -13,6 +13,7 @@
 #include "bench_views.h"
 #include "gfx.h"
 #include "tt_config.h"
+#include "window.h"
 
 static double now_ms(void) {
     struct timespec ts;
@@ -42,8 +43,8 @@ int main(int argc, char **argv) {
     Error err;
     const char *font = gfx_find_font(&err);
     Gfx *g = font ? gfx_new(1920, 1080, font, &err) : NULL;
-    // the type size the window uses on a 1080p display (window.c, display_fit)
-    AppOptions o = {.model_path = model, .src = "the cat sits on the mat .", .scale = 1080.0f / 840.0f};
+    // the type size the window uses on a 1080p display
+    AppOptions o = {.model_path = model, .src = "the cat sits on the mat .", .scale = window_display_fit(1080)};
     App *a = g ? app_new(&o, g, &err) : NULL;
     if (!a) {
         fprintf(stderr, "bench_app: %s\n", err.msg);

@@ -15,6 +15,7 @@
 #include "bench_views.h"
 #include "gfx.h"
 #include "tt_config.h"
+#include "window.h"
 
 static double now_ms(void) {
     struct timespec ts;
@@ -77,8 +78,8 @@ int main(int argc, char **argv) {
     }
     AppOptions o = {.model_path = model, .src = "the cat sits on the mat ."};
     App *a = g ? app_new(&o, g, &err) : NULL;
-    SDL_DisplayMode mode;  // the window's normal size on this display, as window.c sets it (display_fit)
-    if (a && SDL_GetDesktopDisplayMode(0, &mode) == 0 && mode.h > 840) app_set_base_scale(a, (float)mode.h / 840.0f);
+    SDL_DisplayMode mode;  // the window's normal size on this display, as window.c sets it
+    if (a && SDL_GetDesktopDisplayMode(0, &mode) == 0) app_set_base_scale(a, window_display_fit(mode.h));
     float scale = g ? gfx_scale(g) : 1.0f;  // a view's own App starts at scale 1: it gets this one
     SDL_Texture *tex = ren ? SDL_CreateTexture(ren, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_STREAMING, w, h) : NULL;
     if (!a || (ren && !tex)) {

@@ -56,7 +56,7 @@ struct App {
     bool dragging;
     SDL_Rect text_box, view_area, timeline, chips[2][16];  // chips: [0] layers, [1] heads
     int n_chips[2];
-    SDL_Rect switches[4];       // the view switches shown for this step, by key: G, V, M, A (w 0: not shown)
+    SDL_Rect switches[4];       // the view switches shown for this step, as switch_keys (w 0: not shown)
     ViewOptions view;           // composite views: keys m, g, v, a
     // teacher forcing (--target): the reference translation, and its tokens in the model's target vocabulary
     char *target_text;
@@ -86,6 +86,9 @@ struct App {
     Hit hits[48];
     int n_hits;
 };
+
+// The view switches' keys, in the order of App.switches and their buttons.
+static const SDL_Keycode switch_keys[4] = {SDLK_g, SDLK_v, SDLK_m, SDLK_a};
 
 static void set_status(App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void set_status(App *a, const char *fmt, ...) {
@@ -351,9 +354,8 @@ void app_set_base_scale(App *a, float scale) {
 }
 
 SDL_Rect app_button(const App *a, SDL_Keycode key) {
-    static const SDL_Keycode keys[4] = {SDLK_g, SDLK_v, SDLK_m, SDLK_a};
     for (int i = 0; i < 4; i++)
-        if (keys[i] == key) return a->switches[i];
+        if (switch_keys[i] == key) return a->switches[i];
     if (key == SDLK_SLASH) return a->help_button;
     if (key == SDLK_SPACE) return a->play_button;
     return (SDL_Rect){0};
@@ -1181,7 +1183,6 @@ static bool mouse_down(App *a, int x, int y) {
         app_set_step(a, (int)((long)(x - a->timeline.x) * trace_count(a->t) / (a->timeline.w > 0 ? a->timeline.w : 1)));
         return true;
     }
-    static const SDL_Keycode switch_keys[4] = {SDLK_g, SDLK_v, SDLK_m, SDLK_a};  // the order of a->switches
     for (int i = 0; i < 4; i++)
         if (SDL_PointInRect(&p, &a->switches[i])) return toggle_view(a, switch_keys[i]);
     const Step *s = trace_step(a->t, a->step);

@@ -173,13 +173,13 @@ static HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const 
             cut += !place_col_label(g, s, c, L.cell_w, label_w + pad / 2, L.small_px, &shift);
             widest = SDL_max(widest, col_label_width(g, s, c, L.small_px));
         }
-        L.col_label_some = L.cell_w < lh * 3 / 4;
-        if (cut < 2 && !L.col_label_some) break;
+        bool narrow = L.cell_w < lh * 3 / 4;
+        if (cut < 2 && !narrow) break;
         // labels named in part stand on a leader line (draw_some_col_labels); they may need its room
-        band = SDL_min(widest + (L.col_label_some ? gfx_px(g, 8) : 0), gfx_px(g, 110));
+        band = SDL_min(widest + (narrow ? gfx_px(g, 8) : 0), gfx_px(g, 110));
         L.col_label_up = band;
     }
-    if (L.col_label_up) L.col_label_some = L.cell_w < lh * 3 / 4;  // the taller band may have narrowed the cells
+    L.col_label_some = L.col_label_up && L.cell_w < lh * 3 / 4;  // after the taller band, which may narrow the cells
     L.label_x = area.x + label_w;
     L.grid = (SDL_Rect){L.label_x + pad / 2, top, L.cell_w * s->cols, L.cell_h * s->rows};
     if (bar) L.bar = (SDL_Rect){L.grid.x + L.grid.w + pad, top, gfx_px(g, 14), L.grid.h > gfx_px(g, 120) ? L.grid.h : gfx_px(g, 120)};
@@ -483,22 +483,9 @@ static int chosen_at(const Trace *tr, int dstep) {
     return i < 0 ? -1 : (int)trace_step(tr, i)->data[0];
 }
 
-typedef struct {
-    int id;
-    float p;
-} Ranked;
-
-// Best first, ties by the lower id: the order in which the sampler lays the
-// tokens end to end (sample() in src/core/trace.c).
-static int by_p_desc(const void *a, const void *b) {
-    const Ranked *x = a, *y = b;
-    if (x->p != y->p) return x->p > y->p ? -1 : 1;
-    return x->id - y->id;
-}
-
 // The draw of a sampling step: the tokens' shares of [0, 1) laid end to end
 // in rank order, the chosen one's share marked, and u on it.
-static void draw_strip(Gfx *g, SDL_Rect area, const ViewState *vs, const Ranked *r, int n, int chosen, float u, int y) {
+static void draw_strip(Gfx *g, SDL_Rect area, const ViewState *vs, const TraceRanked *r, int n, int chosen, float u, int y) {
     const Theme *t = vs->theme;
     int px = small_px(vs), lh = gfx_line_height(g, px), pad = gfx_px(g, 6);
     int x0 = area.x + pad, w = area.w - 2 * pad - gfx_px(g, 40), h = lh * 2;
@@ -534,20 +521,21 @@ static void draw_strip(Gfx *g, SDL_Rect area, const ViewState *vs, const Ranked 
 // shown on the tokens' shares.
 static void draw_probs(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
     const Theme *t = vs->theme;
-    int V = s->cols, chosen = chosen_at(vs->trace, s->dstep);
+    // the choice of this step: its token, and the draw u (−1 for greedy)
+    int c = trace_find(vs->trace, "dec.choice", 0, s->dstep);
+    const Step *choice = c >= 0 ? trace_step(vs->trace, c) : NULL;
+    int V = s->cols, chosen = choice ? (int)choice->data[0] : -1;
+    float u = choice ? choice->data[2] : -1.0f;
     const float *p = s->data + (size_t)(s->rows - 1) * V;
     bool sampled = !strcmp(s->name, "dec.sample");
-    Ranked *r = malloc((size_t)V * sizeof *r);
+    TraceRanked *r = malloc((size_t)V * sizeof *r);
     if (!r) return;
     int kept = 0, chosen_rank = -1;
-    for (int j = 0; j < V; j++) r[j] = (Ranked){j, p[j]};
-    qsort(r, (size_t)V, sizeof *r, by_p_desc);
+    trace_rank(r, p, V);  // in the sampler's order: the strip lays them end to end as it did
     for (int j = 0; j < V; j++) {
         if (r[j].id == chosen) chosen_rank = j;
         kept += !sampled || r[j].p > 0.0f;
     }
-    int c = trace_find(vs->trace, "dec.choice", 0, s->dstep);
-    float u = c >= 0 ? trace_step(vs->trace, c)->data[2] : -1.0f;
     bool strip = sampled && chosen >= 0 && u >= 0.0f;
     // as many bars as leave room for the lines under them (draw_strip: 6 lines)
     int px = small_px(vs), lh = gfx_line_height(g, px), row_h = gfx_line_height(g, vs->font_px) + gfx_px(g, 6);

@@ -362,13 +362,14 @@ static bool attach(SDL_Window *win, Gfx *g) {
 }
 
 // Larger type on taller displays, so that a projector at 1080p shows even
-// the smallest labels (4/5 of the text size) 18 pixels tall: 1 up to 840
-// pixels of height, in proportion above (1080p: 1.29).
+// the smallest labels (4/5 of the text size) 18 pixels tall.
+float window_display_fit(int display_height) { return display_height > 840 ? (float)display_height / 840.0f : 1.0f; }
+
+// The fit of the screen the window is on.
 static float display_fit(SDL_Window *win) {
     SDL_DisplayMode mode;
     int d = SDL_GetWindowDisplayIndex(win);
-    if (d < 0 || SDL_GetDesktopDisplayMode(d, &mode) < 0 || mode.h <= 840) return 1.0f;
-    return (float)mode.h / 840.0f;
+    return d < 0 || SDL_GetDesktopDisplayMode(d, &mode) < 0 ? 1.0f : window_display_fit(mode.h);
 }
 
 // The window's normal size: the user's --scale, the screen's pixel density, its height.

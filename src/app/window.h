@@ -33,4 +33,8 @@
 // Prints "script: N passed, N failed", and FILE:LINE for each failure.
 int window_run(const AppOptions *o);
 
+// The type size a screen this many pixels tall gets by default: 1 up to 840,
+// in proportion above, so that at 1080 the smallest labels are 18 px (1.29).
+float window_display_fit(int display_height);
+
 #endif

@@ -513,27 +513,26 @@ static void record_choice(Ctx *c, int id, float prob, float draw) {
     ch[2] = draw;
 }
 
-typedef struct {
-    int id;
-    float p;
-} Cand;
-
 static int by_prob_desc(const void *a, const void *b) {
-    const Cand *x = a, *y = b;
+    const TraceRanked *x = a, *y = b;
     if (x->p != y->p) return x->p > y->p ? -1 : 1;
     return x->id - y->id;
 }
 
+void trace_rank(TraceRanked *out, const float *p, int n) {
+    for (int i = 0; i < n; i++) out[i] = (TraceRanked){i, p[i]};
+    qsort(out, (size_t)n, sizeof *out, by_prob_desc);
+}
+
 // Temperature, top-k and top-p, then a draw; records the distribution drawn from.
-static int sample(Ctx *c, const float *logits, Rng *rng, Cand *cand, float *draw_out) {
+static int sample(Ctx *c, const float *logits, Rng *rng, TraceRanked *cand, float *draw_out) {
     const DecodeOptions *o = &c->tr->opt;
     int V = c->m->cfg.tgt_vocab;
     float *dist = emit(c, (Step){.name = "dec.sample", .kind = "probs", .rows = 1, .cols = V, .sym_rows = "1", .sym_cols = "|V|",
                                  .formula = "softmax(logits / T), keep top-k and top-p, renormalise", .col_labels = c->vocab_labels});
     for (int i = 0; i < V; i++) dist[i] = logits[i] / o->temperature;
     op_softmax_rows(dist, dist, 1, V);
-    for (int i = 0; i < V; i++) cand[i] = (Cand){i, dist[i]};
-    qsort(cand, (size_t)V, sizeof *cand, by_prob_desc);
+    trace_rank(cand, dist, V);
     int keep = o->top_k > 0 && o->top_k < V ? o->top_k : V;
     double mass = 0.0;
     for (int i = 0; i < keep; i++) {
@@ -571,7 +570,7 @@ static int run_stepwise(Ctx *c, Seq mem) {
     Trace *tr = c->tr;
     const Model *m = c->m;
     int V = m->cfg.tgt_vocab, eos = voc_eos(m->tgt);
-    Cand *cand = malloc((size_t)V * sizeof *cand);
+    TraceRanked *cand = malloc((size_t)V * sizeof *cand);
     int *seq = malloc((size_t)(tr->opt.max_steps + 1) * sizeof *seq);  // <bos> + tokens so far
     if (!cand || !seq) {
         free(cand);

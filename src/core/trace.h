@@ -44,6 +44,16 @@ typedef struct {
     const char *const *col_labels;  // cols strings, or NULL
 } Step;
 
+// A token and its probability, as the sampler ranks them.
+typedef struct {
+    int id;
+    float p;
+} TraceRanked;
+
+// The n tokens of p ranked as the sampler lays them end to end before a
+// draw: most likely first, ties by the lower id (dec.sample, docs/TRACE.md).
+void trace_rank(TraceRanked *out, const float *p, int n);
+
 typedef struct Trace Trace;
 
 // Runs the model on source ids (n of them) and records the trace. The model
