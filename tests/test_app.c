@@ -926,7 +926,7 @@ struct Golden {
     const char *stage;
     int head, dstep;
     DecodeMode mode;
-    const char *keys;       // then pressed: ? help, t theme, z F2 (繁體中文), g the heads grid, e the text box with an input method composing
+    const char *keys;       // then pressed: ? help, t theme, z F2 (繁體中文), g the heads grid, v the line view, e the text box with an input method composing
     float temperature;      // sampling (seed 1); 0 = 1
     int top_k;
 };
@@ -934,6 +934,8 @@ struct Golden {
 static const Golden goldens[] = {
     {"src.tokens", "src.tokens", 0, 0, DECODE_GREEDY, "", 0.0f, 0},
     {"src.embed", "src.embed", 0, 0, DECODE_GREEDY, "", 0.0f, 0},
+    {"src.pos_enc", "src.pos_enc", 0, 0, DECODE_GREEDY, "", 0.0f, 0},  // the sin/cos stripes
+    {"enc.L2.norm2", "enc.L2.norm2", 0, 0, DECODE_GREEDY, "", 0.0f, 0},   // a layer's output, with each token's norm
     {"enc.L1.self_attn.scores", "enc.L1.self_attn.scores", 1, 0, DECODE_GREEDY, "", 0.0f, 0},
     {"enc.L1.self_attn.weights", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "", 0.0f, 0},
     // every head and their average; the column labels too wide for the cells read upwards
@@ -942,6 +944,7 @@ static const Golden goldens[] = {
     {"dec.look_ahead_mask", "dec.look_ahead_mask", 0, 5, DECODE_GREEDY, "", 0.0f, 0},
     {"dec.L1.self_attn.masked_scores", "dec.L1.self_attn.masked_scores", 1, 5, DECODE_GREEDY, "", 0.0f, 0},
     {"dec.L2.cross_attn.weights", "dec.L2.cross_attn.weights", 2, 5, DECODE_GREEDY, "", 0.0f, 0},
+    {"dec.L2.cross_attn.weights.lines", "dec.L2.cross_attn.weights", 1, 5, DECODE_GREEDY, "v", 0.0f, 0},  // with the gold dashed
     {"dec.probs", "dec.probs", 0, 3, DECODE_GREEDY, "", 0.0f, 0},
     {"dec.top_k", "dec.top_k", 0, 3, DECODE_GREEDY, "", 0.0f, 0},
     {"dec.choice", "dec.choice", 0, 3, DECODE_GREEDY, "", 0.0f, 0},
@@ -978,6 +981,7 @@ static int setup_golden(void **state) {
         else if (*k == 't') key(f->a, SDLK_t, KMOD_NONE);
         else if (*k == 'z') key(f->a, SDLK_F2, KMOD_NONE);
         else if (*k == 'g') key(f->a, SDLK_g, KMOD_NONE);
+        else if (*k == 'v') key(f->a, SDLK_v, KMOD_NONE);
         else if (*k == 'e') {
             key(f->a, SDLK_l, KMOD_LCTRL);
             keys(f->a, SDLK_BACKSPACE, 5);  // "mat ."
