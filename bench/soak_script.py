@@ -11,7 +11,7 @@ import sys
 
 NAV = ["Right", "Left", "shift+Right", "shift+Left", "Home", "End", "PageUp", "PageDown",
        "1", "2", "3", "4", "m", "g", "v", "a", "t", "c", "F2", "[", "]", "Space", "Escape", "shift+/",
-       "ctrl+=", "ctrl+-", "ctrl+0"]
+       "ctrl+=", "ctrl+-", "ctrl+0", "F11"]
 BAD_TEXT = ["the \\xFF cat", "the cat \\xE8\\xB2", "xyzzy plugh", "斑馬", " ", "the\\x01cat",
             " ".join(["the", "cat", "sits"] * 12), "x" * 2000]
 
@@ -39,7 +39,7 @@ def main():
         elif r < 0.99:
             out.append("decode " + rng.choice(["greedy", "beam", "sample"]))
         else:
-            out.append("resize %d %d" % (rng.randint(200, 1920), rng.randint(200, 1200)))
+            out.append("resize %d %d" % (rng.randint(200, 3840), rng.randint(200, 2160)))
     out.append("quit")
     print("\n".join(out))
 
