@@ -20,6 +20,7 @@
 #include "app/window.h"
 #include "commands.h"
 #include "sentences.h"
+#include "settings.h"
 #include "toygen.h"
 #include "vocab.h"
 
@@ -143,6 +144,16 @@ static int parse_float(const char *opt, const char *s, float *out) {
     return 0;
 }
 
+// A decoding or step setting, within the bounds lessons have too (settings.h).
+static int parse_setting(const char *opt, const char *s, Setting which, double *out) {
+    char why[160];
+    if (setting_parse(which, s, out, why, sizeof why)) {
+        fprintf(stderr, "transformer-tracer: %s %s (see --help)\n", opt, why);
+        return -1;
+    }
+    return 0;
+}
+
 // Parses argv into a; returns 0, or an exit code.
 static int parse_args(int argc, char **argv, Args *a) {
     a->cfg = (Config){.d_model = 64, .nhead = 4, .n_enc = 2, .n_dec = 2, .d_ff = 256, .eps = 1e-5f, .max_len = 32};
@@ -191,6 +202,7 @@ static int parse_args(int argc, char **argv, Args *a) {
             val = argv[++i];
         }
         long v;
+        double x;
         int bad = 0;
         if (!strcmp(name, "--src")) a->src = val;
         else if (!strcmp(name, "--target")) a->target = val;
@@ -204,8 +216,8 @@ static int parse_args(int argc, char **argv, Args *a) {
         else if (!strcmp(name, "--script")) a->script = val;
         else if (!strcmp(name, "--sentences")) a->sentences = val;
         else if (!strcmp(name, "--lesson")) a->lesson = val;
-        else if (!strcmp(name, "--head")) bad = parse_long(name, val, 0, 256, &v) || (a->head = (int)v, a->head_set = true, 0);
-        else if (!strcmp(name, "--step")) bad = parse_long(name, val, 0, 4096, &v) || (a->step = (int)v, a->step_set = true, 0);
+        else if (!strcmp(name, "--head")) bad = parse_setting(name, val, SETTING_HEAD, &x) || (a->head = (int)x, a->head_set = true, 0);
+        else if (!strcmp(name, "--step")) bad = parse_setting(name, val, SETTING_STEP, &x) || (a->step = (int)x, a->step_set = true, 0);
         else if (!strcmp(name, "--width")) bad = parse_long(name, val, 100, 8192, &v) || (a->width = (int)v, 0);
         else if (!strcmp(name, "--height")) bad = parse_long(name, val, 100, 8192, &v) || (a->height = (int)v, 0);
         else if (!strcmp(name, "--scale")) {
@@ -245,21 +257,17 @@ static int parse_args(int argc, char **argv, Args *a) {
             else if (!strcmp(val, "beam")) a->dec.mode = DECODE_BEAM;
             else if (!strcmp(val, "sample")) a->dec.mode = DECODE_SAMPLE;
             else return usage_error("--decode takes greedy, beam or sample, got \"%s\"", val);
-        } else if (!strcmp(name, "--beam")) bad = parse_long(name, val, 1, 64, &v) || (a->dec.beam_width = (int)v, 0);
-        else if (!strcmp(name, "--top-k")) bad = parse_long(name, val, 0, INT_MAX, &v) || (a->dec.top_k = (int)v, 0);
+        } else if (!strcmp(name, "--beam")) bad = parse_setting(name, val, SETTING_BEAM, &x) || (a->dec.beam_width = (int)x, 0);
+        else if (!strcmp(name, "--top-k")) bad = parse_setting(name, val, SETTING_TOP_K, &x) || (a->dec.top_k = (int)x, 0);
         else if (!strcmp(name, "--top")) bad = parse_long(name, val, 1, 64, &v) || (a->dec.show_top = (int)v, 0);
-        else if (!strcmp(name, "--max-steps")) bad = parse_long(name, val, 1, 4096, &v) || (a->dec.max_steps = (int)v, 0);
+        else if (!strcmp(name, "--max-steps")) bad = parse_setting(name, val, SETTING_MAX_STEPS, &x) || (a->dec.max_steps = (int)x, 0);
         else if (!strcmp(name, "--pad-to")) bad = parse_long(name, val, 0, 4096, &v) || (a->dec.pad_to = (int)v, 0);
         else if (!strcmp(name, "--seed")) bad = parse_long(name, val, 0, LONG_MAX, &v) || (a->seed = (unsigned long long)v, 0);
-        else if (!strcmp(name, "--temperature")) {
-            bad = parse_float(name, val, &a->dec.temperature);
-            if (!bad && !(a->dec.temperature > 0.0f)) return usage_error("--temperature must be above 0, got \"%s\"", val);
-        } else if (!strcmp(name, "--top-p")) {
-            bad = parse_float(name, val, &a->dec.top_p);
-            if (!bad && !(a->dec.top_p > 0.0f && a->dec.top_p <= 1.0f)) return usage_error("--top-p must be in (0, 1], got \"%s\"", val);
-        } else if (!strcmp(name, "--d-model")) bad = parse_long(name, val, 1, 65536, &v) || (a->cfg.d_model = (int)v, 0);
+        else if (!strcmp(name, "--temperature")) bad = parse_setting(name, val, SETTING_TEMPERATURE, &x) || (a->dec.temperature = (float)x, 0);
+        else if (!strcmp(name, "--top-p")) bad = parse_setting(name, val, SETTING_TOP_P, &x) || (a->dec.top_p = (float)x, 0);
+        else if (!strcmp(name, "--d-model")) bad = parse_long(name, val, 1, 65536, &v) || (a->cfg.d_model = (int)v, 0);
         else if (!strcmp(name, "--nhead")) bad = parse_long(name, val, 1, 256, &v) || (a->cfg.nhead = (int)v, 0);
-        else if (!strcmp(name, "--layers")) bad = parse_long(name, val, 1, 64, &v) || (a->cfg.n_enc = a->cfg.n_dec = (int)v, 0);
+        else if (!strcmp(name, "--layers")) bad = parse_setting(name, val, SETTING_LAYER, &x) || (a->cfg.n_enc = a->cfg.n_dec = (int)x, 0);
         else if (!strcmp(name, "--d-ff")) bad = parse_long(name, val, 1, 1 << 20, &v) || (a->cfg.d_ff = (int)v, 0);
         else if (!strcmp(name, "--max-len")) bad = parse_long(name, val, 1, 4096, &v) || (a->cfg.max_len = (int)v, 0);
         else if (!strcmp(name, "--eps")) bad = parse_float(name, val, &a->cfg.eps);

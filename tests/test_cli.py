@@ -120,6 +120,24 @@ class TestUsage(CliCase):
             with self.subTest(option=opt, value=val):
                 self.assert_error(run("translate", "--src", SENTENCE, opt, val), 2, names=(opt,))
 
+    def test_settings_have_the_lessons_bounds(self):
+        # one function (settings.h) bounds the options and a lesson's keys, with the same words
+        with tempfile.TemporaryDirectory() as tmp:
+            for opt, val, bound in (("--temperature", "1e-30", "takes a number from 0.01 to 100"),
+                                    ("--temperature", "101", "takes a number from 0.01 to 100"),
+                                    ("--top-k", "2000000", "takes a whole number from 0 to 1000000"),
+                                    ("--top-p", "1e-50", "takes a number above 0 and at most 1"),
+                                    ("--max-steps", "4097", "takes a whole number from 1 to 4096")):
+                with self.subTest(option=opt, value=val):
+                    err = self.assert_error(run("translate", "--src", SENTENCE, opt, val), 2, names=(opt, f'{bound}, got "{val}"'))
+                    lesson = os.path.join(tmp, "x.lesson")
+                    with open(lesson, "w", encoding="utf-8") as f:
+                        f.write(f"title: t\ntitle.zh: t\nmodel: en-zh\nsentence: {SENTENCE}\n{opt[2:]}: {val}\n"
+                                "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\n")
+                    r = run("lint", lesson)
+                    self.assertEqual(r.returncode, 1)
+                    self.assertIn(f'{lesson}:5: {opt[2:]} {bound}, got "{val}"', text(r.stderr))
+
     def test_equals_form(self):
         r = run("translate", "--src=" + SENTENCE, "--max-steps=3")
         self.assert_ok(r)
@@ -414,6 +432,16 @@ class TestSentences(CliCase):
         self.assertIn("zebras", err)
         self.assertEqual(err.count("\n"), 1, f"expected: one warning line, got: {err!r}")
         self.assertEqual(text(r.stdout).count("\n"), 1)
+
+    def test_control_characters_named_never_raw(self):
+        # DEL, C1 controls, the line separator and bidi overrides are refused as C0 is, by code point and byte
+        for raw, name, at in ((b"i love\x7f nlp", "U+007F", 6), (b"i love \xc2\x85nlp", "U+0085", 7),
+                              (b"i \xc2\x9b31m love", "U+009B", 2), (b"i love nlp\xe2\x80\xa8", "U+2028", 10),
+                              (b"i \xe2\x80\xaelove", "U+202E", 2)):
+            with self.subTest(name=name):
+                r = run("translate", "--src", raw)
+                err = self.assert_error(r, 1, names=(f"{name} at byte {at}",), words=("control character",))
+                self.assertNotIn(raw.decode("utf-8")[at:at + 1], err)
 
     def test_unknown_target_words(self):
         r = run("trace", "--src", SENTENCE, "--target", "我 愛 斑馬", "--max-steps", "2")

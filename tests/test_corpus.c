@@ -519,6 +519,8 @@ static const BadFile bad_files[] = {
     {"control character", "a\x01 b\tc\n", 1, "control character U+0001 at column 2"},
     {"C1 control character", "a\tb \xc2\x85\n", 1, "control character U+0085 at column 5"},
     {"stray CR", "a\rb\tc\r\n", 1, "control character U+000D at column 2"},
+    {"line separator", "a\tb \xe2\x80\xa8\n", 1, "control character U+2028 at column 5"},
+    {"bidi override", "\xe2\x80\xae" "a\tb\n", 1, "control character U+202E at column 1"},
     {"link 0-", "a b\tc d\t0-\n", 1, "alignment link \"0-\" is not of the form i-j"},
     {"link a-b", "a b\tc d\t0-0 a-b\n", 1, "alignment link \"a-b\" is not of the form i-j"},
     {"link -1", "a b\tc d\t-1\n", 1, "alignment link \"-1\" is not of the form i-j"},

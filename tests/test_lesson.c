@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -129,10 +130,10 @@ static void test_problems_name_file_and_line(void **state) {
     expect_problem("", "x.lesson:1: the lesson has no title");
     expect_problem(HEAD, "x.lesson:4: the lesson has no [step]");
     expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\n", "x.lesson:5: this step has no narration in 繁體中文 (say.zh)");
-    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\nhead: zero\n", "x.lesson:9: head is \"zero\"");
-    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\nstep: -1\n", "x.lesson:9: step is \"-1\"");
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\nhead: zero\n", "x.lesson:9: head takes a whole number from 0 to 256, got \"zero\"");
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\nstep: -1\n", "x.lesson:9: step takes a whole number from 0 to 4096, got \"-1\"");
     expect_problem(HEAD "seed: -3\n", "x.lesson:5: seed is \"-3\"");
-    expect_problem(HEAD "top-p: 1.5\n", "x.lesson:5: top-p is \"1.5\"");
+    expect_problem(HEAD "top-p: 1.5\n", "x.lesson:5: top-p takes a number above 0 and at most 1, got \"1.5\"");
     expect_problem(HEAD "decode: nucleus\n", "x.lesson:5: decode is \"nucleus\"");
     expect_problem(HEAD "model: en-fr\n", "x.lesson:5: \"model\" given twice in the same lesson");
     expect_problem(HEAD "target: none\n", "\"target: none\" is for a step");
@@ -254,6 +255,131 @@ static void test_model_path(void **state) {
     les_problems_deinit(&pr);
 }
 
+// A lesson names its model by a shipped name or a path beside it: an absolute
+// path or ".." is refused with one problem at its line, and nothing is read.
+static void test_model_outside_refused(void **state) {
+    (void)state;
+    static const char *const refused[] = {"/etc/shadow", "../x.safetensors", "models/../../x.safetensors", "..", "a/.."};
+    char buf[256];
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        assert_false(les_model_name_ok(refused[i]));
+        char text[512];
+        snprintf(text, sizeof text, "title: t\ntitle.zh: t\nmodel: %s\nsentence: i love nlp\n[step]\nmodel: %s\nstage: src.tokens\nsay: a\nsay.zh: b\n",
+                 refused[i], refused[i]);
+        LesProblems pr = {0};
+        Lesson *l = parse(text, strlen(text), &pr);
+        print_problems(&pr);
+        assert_int_equal(pr.n, 2);
+        assert_non_null(strstr(pr.msgs[0], "x.lesson:3: model \""));
+        assert_non_null(strstr(pr.msgs[0], "never an absolute path or .."));
+        assert_non_null(strstr(pr.msgs[1], "x.lesson:6: model \""));
+        assert_null(l->model);
+        assert_null(les_model_path(l, refused[i], "/models", buf, sizeof buf));
+        les_free(l);
+        les_problems_deinit(&pr);
+    }
+    assert_true(les_model_name_ok("en-zh"));
+    assert_true(les_model_name_ok("mine/..x.safetensors"));
+    // lint reads nothing of an absolute path: the message holds none of the file's bytes
+    char path[] = "/tmp/tt-lesson-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, "SECRET!!", 8), 8);
+    close(fd);
+    char lesson[64], text[512];
+    snprintf(lesson, sizeof lesson, "%s.lesson", path);
+    FILE *fp = fopen(lesson, "w");
+    assert_non_null(fp);
+    fprintf(fp, "title: t\ntitle.zh: t\nmodel: %s\nsentence: i love nlp\n[step]\nstage: src.tokens\nsay: a\nsay.zh: b\n", path);
+    fclose(fp);
+    LesProblems pr = {0};
+    assert_int_equal(les_lint(lesson, TT_SOURCE_ASSETS "/models", &pr), 1);
+    snprintf(text, sizeof text, "%s:3: model \"%s\": a lesson names a shipped model or a file beside it", lesson, path);
+    if (strncmp(pr.msgs[0], text, strlen(text))) fail_msg("expected: %s…, got: %s", text, pr.msgs[0]);
+    les_problems_deinit(&pr);
+    remove(lesson);
+    remove(path);
+}
+
+// Numeric settings have the command line's bounds (settings.h), checked by
+// the same function, so a value a lesson accepts also decodes.
+static void test_settings_have_command_line_bounds(void **state) {
+    (void)state;
+    expect_problem(HEAD "temperature: 1e-40\n", "x.lesson:5: temperature takes a number from 0.01 to 100, got \"1e-40\"");
+    expect_problem(HEAD "temperature: 101\n", "x.lesson:5: temperature takes a number from 0.01 to 100");
+    expect_problem(HEAD "top-p: 1e-50\n", "x.lesson:5: top-p takes a number above 0 and at most 1");
+    expect_problem(HEAD "top-k: 2000000\n", "x.lesson:5: top-k takes a whole number from 0 to 1000000");
+    expect_problem(HEAD "beam: 65\n", "x.lesson:5: beam takes a whole number from 1 to 64");
+    expect_problem(HEAD "max-steps: 5000\n", "x.lesson:5: max-steps takes a whole number from 1 to 4096");
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\nhead: 257\n", "x.lesson:9: head takes a whole number from 0 to 256");
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\nstep: 4097\n", "x.lesson:9: step takes a whole number from 0 to 4096");
+    expect_problem(HEAD "[step]\nstage: dec.L99999999999.cross_attn.weights\nsay: a\nsay.zh: b\n",
+                   "x.lesson:6: the layer of stage \"dec.L99999999999.cross_attn.weights\" takes a whole number from 1 to 64");
+    // what the command line takes, a lesson takes
+    static const char ok[] = HEAD "temperature: 0.01\nmax-steps: 2000\ntop-k: 0\ndecode: sample\n"
+                                  "[step]\nstage: dec.L2.cross_attn.weights\nhead: 200\nstep: 3000\nsay: a\nsay.zh: b\n";
+    LesProblems pr = {0};
+    Lesson *l = parse(ok, sizeof ok - 1, &pr);
+    print_problems(&pr);
+    assert_int_equal(pr.n, 0);
+    assert_int_equal(l->run.max_steps, 2000);
+    assert_int_equal(l->steps[0].head, 200);
+    // the lowest temperature decodes (it does not overflow into a message about the weights)
+    Model *m = load("en-zh");
+    LesRun r = les_run_for_step(l, 0, NULL);
+    r.max_steps = 3;
+    Error err;
+    Trace *t = les_trace(m, &r, false, &err);
+    if (!t) fprintf(stderr, "%s\n", err.msg);
+    assert_non_null(t);
+    trace_free(t);
+    mdl_free(m);
+    les_free(l);
+    les_problems_deinit(&pr);
+}
+
+// Control characters: the one rule of voc_forbidden_at, naming the character and where.
+static void test_control_characters(void **state) {
+    (void)state;
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\x7f" "b\n", "x.lesson:7: control character U+007F at byte 7 of the line");
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\xc2\x85" "b\n", "x.lesson:7: control character U+0085 at byte 7 of the line");
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: \xc2\x9b" "31m\n", "x.lesson:7: control character U+009B at byte 6 of the line");
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\xe2\x80\xa8\n", "x.lesson:7: control character U+2028 at byte 7 of the line");
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: \xe2\x80\xae" "abc\n", "x.lesson:7: control character U+202E at byte 6 of the line");
+    expect_problem(HEAD "\x07\n", "x.lesson:5: control character U+0007 at byte 1 of the line");
+}
+
+// Thousands of say: lines and long continued paragraphs join as they should
+// (bench/bench_lesson measures that this stays linear).
+static void test_many_paragraphs(void **state) {
+    (void)state;
+    size_t cap = 1 << 20, n = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    n += (size_t)snprintf(text + n, cap - n, "%s[step]\nstage: src.tokens\nsay.zh: b\n", HEAD);
+    for (int i = 0; i < 10000; i++) n += (size_t)snprintf(text + n, cap - n, "say: p%d\n", i);
+    n += (size_t)snprintf(text + n, cap - n, "reveal: start\n");
+    for (int i = 0; i < 20000; i++) n += (size_t)snprintf(text + n, cap - n, "  c%d\n", i);
+    n += (size_t)snprintf(text + n, cap - n, "ask: q\nask.zh: q\nreveal.zh: r\n");
+    assert_true(n < cap - 1);
+    LesProblems pr = {0};
+    Lesson *l = parse(text, n, &pr);
+    print_problems(&pr);
+    assert_int_equal(pr.n, 0);
+    const char *say = l->steps[0].say[LES_EN];
+    assert_int_equal(strncmp(say, "p0\np1\np2\n", 9), 0);
+    assert_non_null(strstr(say, "\np9998\np9999"));
+    size_t lines = 0;
+    for (const char *p = say; *p; p++) lines += *p == '\n';
+    assert_int_equal(lines, 9999);
+    const char *reveal = l->steps[0].reveal[LES_EN];
+    assert_int_equal(strncmp(reveal, "start c0 c1 c2 ", 15), 0);
+    assert_non_null(strstr(reveal, " c19998 c19999"));
+    les_free(l);
+    les_problems_deinit(&pr);
+    free(text);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parses_the_example),
@@ -261,6 +387,10 @@ int main(void) {
         cmocka_unit_test(test_broken_bytes),
         cmocka_unit_test(test_binds_and_rebinds),
         cmocka_unit_test(test_model_path),
+        cmocka_unit_test(test_model_outside_refused),
+        cmocka_unit_test(test_settings_have_command_line_bounds),
+        cmocka_unit_test(test_control_characters),
+        cmocka_unit_test(test_many_paragraphs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

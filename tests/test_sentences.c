@@ -77,6 +77,11 @@ static void test_bad_lines(void **state) {
     parse_fails("the\rcat\n", 8, "list.txt:1: ", "control");        // a lone CR
     parse_fails("the\0cat\n", 8, "list.txt:1: ", "control");        // a NUL byte
     parse_fails("the\x7F" "cat\n", 8, "list.txt:1: ", "control");
+    // the same rule as typed text and corpora (voc_forbidden_at), naming the character and its column
+    parse_fails("the \xC2\x85" "cat\n", 10, "list.txt:1: ", "U+0085 at column 5");
+    parse_fails("ok\nthe \xC2\x9B" "cat\n", 13, "list.txt:2: ", "U+009B at column 5");
+    parse_fails("the cat\xE2\x80\xA8\n", 11, "list.txt:1: ", "U+2028 at column 8");
+    parse_fails("\xE2\x81\xA7the cat\n", 11, "list.txt:1: ", "U+2067 at column 1");
     char *long_line = malloc(SL_MAX_LINE_BYTES + 10);
     memset(long_line, 'a', SL_MAX_LINE_BYTES + 1);
     strcpy(long_line + SL_MAX_LINE_BYTES + 1, "\n");

@@ -92,6 +92,32 @@ static void test_bad_sentences(void **state) {
     voc_free(v);
 }
 
+// One rule for every kind of text (voc_forbidden_at): typed text refuses DEL,
+// C1, the line and paragraph separators and bidi overrides, naming each.
+static void test_control_characters_named(void **state) {
+    (void)state;
+    Vocab *v = make(src_toks, sizeof src_toks / sizeof *src_toks);
+    expect_error(v, "the\x7f cat", "U+007F at byte 3");
+    expect_error(v, "the \xc2\x85 cat", "U+0085 at byte 4");        // next line (NEL)
+    expect_error(v, "the \xc2\x9b" "31m cat", "U+009B at byte 4");  // control sequence introducer
+    expect_error(v, "the cat\xe2\x80\xa8", "U+2028 at byte 7");     // line separator
+    expect_error(v, "\xe2\x80\xa9the cat", "U+2029 at byte 0");     // paragraph separator
+    expect_error(v, "the \xe2\x80\xae" "tac", "U+202E at byte 4");   // right-to-left override
+    expect_error(v, "the \xe2\x81\xa6" "cat", "U+2066 at byte 4");   // left-to-right isolate
+    // white space stays white space; no-break space and Latin-1 letters are text
+    Tokens t;
+    Error err;
+    assert_int_equal(voc_tokenize(v, "the\tcat\r\n", &t, &err), 0);
+    voc_tokens_deinit(&t);
+    uint32_t cp = 0;
+    assert_int_equal(voc_forbidden_at("caf\xc3\xa9\xc2\xa0ok", 9, 0, &cp), -1);
+    assert_int_equal(voc_forbidden_at("a\tb", 3, 0, &cp), 1);
+    assert_int_equal(cp, 0x09);
+    assert_int_equal(voc_forbidden_at("a\tb", 3, VOC_ALLOW_TAB, &cp), -1);
+    assert_int_equal(voc_forbidden_at("a\nb", 3, VOC_ALLOW_TAB, &cp), 1);
+    voc_free(v);
+}
+
 static void test_bad_vocabularies(void **state) {
     (void)state;
     Error err;
@@ -134,6 +160,7 @@ int main(void) {
         cmocka_unit_test(test_unknown_reported_by_name),
         cmocka_unit_test(test_chinese),
         cmocka_unit_test(test_bad_sentences),
+        cmocka_unit_test(test_control_characters_named),
         cmocka_unit_test(test_bad_vocabularies),
         cmocka_unit_test(test_json_round_trip),
     };

@@ -100,7 +100,10 @@ static void apply(LessonMode *lm, App *a) {
     lm->chosen = 0;
     LesRun r = les_run_for_step(l, lm->step, lm->own);
     char model[4096];
-    les_model_path(l, r.model, lm->models_dir, model, sizeof model);
+    if (!les_model_path(l, r.model, lm->models_dir, model, sizeof model)) {  // the parser refuses such a name first
+        snprintf(lm->why, sizeof lm->why, "model \"%.200s\": not a shipped model or a file beside the lesson", r.model ? r.model : "");
+        return;
+    }
     if (strcmp(app_model_path(a), model)) {
         if (app_set_model(a, model)) {
             snprintf(lm->why, sizeof lm->why, "%s", app_status(a));
@@ -160,8 +163,9 @@ int lm_open(LessonMode *lm, App *a, const char *path) {
     lm->show_problems = true;
     if (lm->l && lm->l->model && lm->l->run.sentence) {
         char model[4096];
-        les_model_path(lm->l, lm->l->model, lm->models_dir, model, sizeof model);
-        if (strcmp(app_model_path(a), model) == 0 || app_set_model(a, model) == 0) app_set_sentence(a, lm->l->run.sentence);
+        if (les_model_path(lm->l, lm->l->model, lm->models_dir, model, sizeof model) &&
+            (strcmp(app_model_path(a), model) == 0 || app_set_model(a, model) == 0))
+            app_set_sentence(a, lm->l->run.sentence);
     }
     app_show_status(a, "%s", lm->problems.n ? lm->problems.msgs[0] : "");
     return -1;

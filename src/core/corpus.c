@@ -95,24 +95,6 @@ static int parse_links(const char *text, size_t len, int n_src, int n_tgt, Align
     return kept;
 }
 
-// The first character no sentence may hold: C0 and C1 controls and DEL (tab
-// separates columns). Returns its byte offset, or -1.
-static long control_at(const char *line, size_t len, unsigned *cp) {
-    const unsigned char *s = (const unsigned char *)line;
-    for (size_t i = 0; i < len; i++) {
-        if ((s[i] < 0x20 && s[i] != '\t') || s[i] == 0x7F) {
-            *cp = s[i];
-            return (long)i;
-        }
-        // U+0080..U+009F are C2 80..C2 9F in UTF-8
-        if (s[i] == 0xC2 && i + 1 < len && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F) {
-            *cp = s[i + 1];
-            return (long)i;
-        }
-    }
-    return -1;
-}
-
 static int add_pair(Corpus *c, const CorpusPair *p, void *block) {
     if (c->n == c->cap) {
         int cap = c->cap ? c->cap * 2 : 256;
@@ -136,10 +118,10 @@ static int parse_line(Corpus *c, char *line, size_t len, int line_no, char *why,
         snprintf(why, why_size, "invalid UTF-8 (byte 0x%02X at column %ld)", (unsigned char)line[bad], bad + 1);
         return 1;
     }
-    unsigned cp;
-    bad = control_at(line, len, &cp);
+    uint32_t cp;
+    bad = voc_forbidden_at(line, (long)len, VOC_ALLOW_TAB, &cp);  // tab separates columns
     if (bad >= 0) {
-        snprintf(why, why_size, "control character U+%04X at column %ld", cp, bad + 1);
+        snprintf(why, why_size, "control character U+%04X at column %ld", (unsigned)cp, bad + 1);
         return 1;
     }
     char *cols[3];

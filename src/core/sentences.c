@@ -51,12 +51,11 @@ SentenceList *sl_parse(const char *name, const char *text, size_t len, Error *er
             err_set(err, "%s:%d: not valid UTF-8 (byte 0x%02X at column %ld)", name, no, (unsigned char)start[bad], bad + 1);
             goto fail;
         }
-        for (size_t i = 0; i < n; i++) {
-            unsigned char c = (unsigned char)start[i];
-            if ((c < 0x20 && c != '\t') || c == 0x7F) {
-                err_set(err, "%s:%d: a control character (U+%04X at column %zu)", name, no, (unsigned)c, i + 1);
-                goto fail;
-            }
+        uint32_t cp;
+        long ctl = voc_forbidden_at(start, (long)n, VOC_ALLOW_TAB, &cp);
+        if (ctl >= 0) {
+            err_set(err, "%s:%d: a control character (U+%04X at column %ld)", name, no, (unsigned)cp, ctl + 1);
+            goto fail;
         }
         while (n && is_blank(*start)) start++, n--;
         while (n && is_blank(start[n - 1])) n--;

@@ -63,6 +63,23 @@ long voc_utf8_invalid_at(const char *text, long len) {
     return -1;
 }
 
+long voc_forbidden_at(const char *text, long len, int allow, uint32_t *cp) {
+    uint32_t c;
+    for (long i = 0; i < len;) {
+        int k = utf8_decode((const unsigned char *)text + i, len - i, &c);
+        if (!k) return -1;
+        bool allowed = (c == '\t' && (allow & VOC_ALLOW_TAB)) || ((c == '\n' || c == '\r') && (allow & VOC_ALLOW_LINE_ENDS));
+        bool control = c < 0x20 || (c >= 0x7F && c <= 0x9F);
+        bool layout = c == 0x2028 || c == 0x2029 || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+        if ((control && !allowed) || layout) {
+            *cp = c;
+            return i;
+        }
+        i += k;
+    }
+    return -1;
+}
+
 static bool is_space(uint32_t cp) {
     return cp == ' ' || cp == '\t' || cp == '\n' || cp == '\r' || cp == 0xA0 || cp == 0x3000;
 }
@@ -268,15 +285,15 @@ int voc_tokenize(const Vocab *v, const char *text, Tokens *out, Error *err) {
     int cap = 0;
     size_t wlen = 0;
     const unsigned char *s = (const unsigned char *)text;
+    uint32_t cp = 0;
+    long ctl = voc_forbidden_at(text, len, VOC_ALLOW_TAB | VOC_ALLOW_LINE_ENDS, &cp);
+    if (ctl >= 0) {
+        free(word);
+        return err_set(err, "the sentence contains a control character (U+%04X at byte %ld)", (unsigned)cp, ctl);
+    }
     for (long i = 0; i <= len;) {
-        uint32_t cp = 0;
         int k = i < len ? utf8_decode(s + i, len - i, &cp) : 1;
         bool end = i == len;
-        if (!end && cp < 0x20 && !is_space(cp)) {
-            free(word);
-            voc_tokens_deinit(out);
-            return err_set(err, "the sentence contains a control character (U+%04X at byte %ld)", (unsigned)cp, i);
-        }
         // an apostrophe or hyphen between two letters stays inside the word
         bool joiner = (cp == '\'' || cp == '-') && wlen > 0 && i + 1 < len && is_ascii_alnum(s[i + 1]);
         if (end || is_space(cp) || (is_punct(cp) && !joiner)) {

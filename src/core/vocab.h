@@ -3,6 +3,7 @@
 #define TT_VOCAB_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "error.h"
 
@@ -60,5 +61,17 @@ int voc_lookup(const Vocab *v, const char *const *tokens, int n, int *ids);
 // Checks that text is valid UTF-8; on failure returns the byte offset of the
 // first bad byte, else -1.
 long voc_utf8_invalid_at(const char *text, long len);
+
+// White space below U+0020 that a kind of text may hold (voc_forbidden_at).
+enum { VOC_ALLOW_TAB = 1, VOC_ALLOW_LINE_ENDS = 2 };
+
+// The one rule for characters no text may hold, in typed sentences, sentence
+// lists, corpora and lessons: C0 controls (but tab, LF and CR where allow
+// says), DEL, C1 controls U+0080–U+009F, the line and paragraph separators
+// U+2028/U+2029, and the bidirectional embeddings, overrides and isolates
+// U+202A–U+202E, U+2066–U+2069 (they make text read otherwise than it is
+// stored). Returns the byte offset of the first and sets *cp, or -1. Stops
+// at invalid UTF-8 (check that first with voc_utf8_invalid_at).
+long voc_forbidden_at(const char *text, long len, int allow, uint32_t *cp);
 
 #endif

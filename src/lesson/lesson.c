@@ -12,16 +12,27 @@
 #include <string.h>
 
 #include "fileio.h"
+#include "settings.h"
 #include "vocab.h"
 
 enum { MAX_LINE_BYTES = 8000, MAX_PROBLEMS = 200 };
+
+// A text key's paragraphs, joined as they come: the string (strs[idx - 1])
+// grows in place, doubling, so that a long run of say: lines stays linear.
+typedef struct {
+    int idx;            // 0: not started
+    size_t len, cap;
+} Paragraphs;
 
 // The lesson and everything it owns: strings are kept in one list, freed together.
 typedef struct {
     Lesson pub;
     char **strs;
     int n_strs, cap_strs;
+    Paragraphs *paras;  // while parsing: PARAS_PER_STEP per step, then the summary's
 } LessonImpl;
+
+enum { PARAS_PER_STEP = 2 * LES_LANGS };    // say and reveal
 
 void les_problems_deinit(LesProblems *p) {
     if (!p) return;
@@ -70,6 +81,7 @@ void les_free(Lesson *l) {
     free(li->strs);
     for (int i = 0; i < l->n_steps; i++) free(l->steps[i].cells);
     free(l->steps);
+    free(li->paras);
     free(li);
 }
 
@@ -77,6 +89,7 @@ void les_free(Lesson *l) {
 
 typedef struct {
     char *key, *value;  // heap; value grows with continuation lines
+    size_t len, cap;    // of value
     int line;
     int section;        // 0 = the lesson, i = the i-th [step]
 } Entry;
@@ -108,6 +121,7 @@ static int entries_add(Entries *es, const char *key, size_t klen, const char *va
     Entry *e = &es->e[es->n];
     e->key = strndup(key, klen);
     e->value = strndup(value, vlen);
+    e->len = e->cap = vlen;
     e->line = line;
     e->section = es->n_steps;
     if (!e->key || !e->value) {
@@ -120,13 +134,18 @@ static int entries_add(Entries *es, const char *key, size_t klen, const char *va
 }
 
 static int append_continuation(Entry *e, const char *text, size_t len) {
-    size_t old = strlen(e->value);
-    char *v = realloc(e->value, old + len + 2);
-    if (!v) return -1;
-    if (old) v[old++] = ' ';
-    memcpy(v + old, text, len);
-    v[old + len] = '\0';
-    e->value = v;
+    size_t need = e->len + len + 2;
+    if (need > e->cap) {
+        size_t cap = 2 * e->cap > need ? 2 * e->cap : need;  // doubling: many continuation lines stay linear
+        char *v = realloc(e->value, cap);
+        if (!v) return -1;
+        e->value = v;
+        e->cap = cap;
+    }
+    if (e->len) e->value[e->len++] = ' ';
+    memcpy(e->value + e->len, text, len);
+    e->len += len;
+    e->value[e->len] = '\0';
     return 0;
 }
 
@@ -162,10 +181,10 @@ static int split_lines(const char *text, size_t len, const char *path, Entries *
             last = NULL;
             continue;
         }
-        size_t ctl = 0;
-        while (ctl < n && !((unsigned char)start[ctl] < 0x20 && start[ctl] != '\t') && start[ctl] != 0x7f) ctl++;
-        if (ctl < n) {
-            les_problem(pr, "%s:%d: control character 0x%02x at byte %zu of the line", path, line, (unsigned char)start[ctl], ctl + 1);
+        uint32_t cp;
+        long ctl = voc_forbidden_at(start, (long)n, VOC_ALLOW_TAB, &cp);
+        if (ctl >= 0) {
+            les_problem(pr, "%s:%d: control character U+%04X at byte %ld of the line", path, line, (unsigned)cp, ctl + 1);
             last = NULL;
             continue;
         }
@@ -256,24 +275,34 @@ static bool parse_int(const char *s, long lo, long hi, long *out) {
     return true;
 }
 
-static bool parse_float(const char *s, float *out) {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end || errno || !isfinite(v)) return false;
-    *out = (float)v;
-    return true;
+static void run_clear(LesRun *r) { *r = (LesRun){.mode = -1, .beam = -1, .top_k = -1, .max_steps = -1, .temperature = -1, .top_p = -1}; }
+
+// A numeric setting within the command line's bounds (settings.h), or a problem.
+static bool setting(Setting which, const Entry *e, const char *path, LesProblems *pr, double *out) {
+    char why[160];
+    if (!setting_parse(which, e->value, out, why, sizeof why)) return true;
+    les_problem(pr, "%s:%d: %s %s", path, e->line, e->key, why);
+    return false;
 }
 
-static void run_clear(LesRun *r) { *r = (LesRun){.mode = -1, .beam = -1, .top_k = -1, .max_steps = -1, .temperature = -1, .top_p = -1}; }
+bool les_model_name_ok(const char *model) {
+    if (!model || model[0] == '/') return false;
+    for (const char *p = model; *p;) {
+        size_t n = strcspn(p, "/");
+        if (n == 2 && !strncmp(p, "..", 2)) return false;
+        p += n + (p[n] == '/');
+    }
+    return true;
+}
 
 // A run key (sentence, decode, …) into r. Returns false if key is not one.
 static bool set_run_key(LesRun *r, const Entry *e, const char *path, LesProblems *pr) {
     const char *k = e->key, *v = e->value;
-    long n;
-    float f;
-    if (!strcmp(k, "model")) r->model = v;
-    else if (!strcmp(k, "sentence")) r->sentence = v;
+    double x;
+    if (!strcmp(k, "model")) {
+        if (les_model_name_ok(v)) r->model = v;
+        else les_problem(pr, "%s:%d: model \"%.60s\": a lesson names a shipped model or a file beside it, never an absolute path or ..", path, e->line, v);
+    } else if (!strcmp(k, "sentence")) r->sentence = v;
     else if (!strcmp(k, "target")) {
         if (!strcmp(v, "none")) r->target_off = true;
         else r->target = v;
@@ -283,20 +312,15 @@ static bool set_run_key(LesRun *r, const Entry *e, const char *path, LesProblems
         else if (!strcmp(v, "sample")) r->mode = DECODE_SAMPLE;
         else les_problem(pr, "%s:%d: decode is \"%s\"; expected greedy, beam or sample", path, e->line, v);
     } else if (!strcmp(k, "beam")) {
-        if (parse_int(v, 1, 64, &n)) r->beam = (int)n;
-        else les_problem(pr, "%s:%d: beam is \"%s\"; expected a width from 1 to 64", path, e->line, v);
+        if (setting(SETTING_BEAM, e, path, pr, &x)) r->beam = (int)x;
     } else if (!strcmp(k, "top-k")) {
-        if (parse_int(v, 0, 1000000, &n)) r->top_k = (int)n;
-        else les_problem(pr, "%s:%d: top-k is \"%s\"; expected 0 (off) or a number of tokens", path, e->line, v);
+        if (setting(SETTING_TOP_K, e, path, pr, &x)) r->top_k = (int)x;
     } else if (!strcmp(k, "max-steps")) {
-        if (parse_int(v, 1, 1000, &n)) r->max_steps = (int)n;
-        else les_problem(pr, "%s:%d: max-steps is \"%s\"; expected a number from 1 to 1000", path, e->line, v);
+        if (setting(SETTING_MAX_STEPS, e, path, pr, &x)) r->max_steps = (int)x;
     } else if (!strcmp(k, "temperature")) {
-        if (parse_float(v, &f) && f > 0 && f <= 100) r->temperature = f;
-        else les_problem(pr, "%s:%d: temperature is \"%s\"; expected a number above 0 and at most 100", path, e->line, v);
+        if (setting(SETTING_TEMPERATURE, e, path, pr, &x)) r->temperature = (float)x;
     } else if (!strcmp(k, "top-p")) {
-        if (parse_float(v, &f) && f > 0 && f <= 1) r->top_p = f;
-        else les_problem(pr, "%s:%d: top-p is \"%s\"; expected a number above 0 and at most 1", path, e->line, v);
+        if (setting(SETTING_TOP_P, e, path, pr, &x)) r->top_p = (float)x;
     } else if (!strcmp(k, "seed")) {
         char *end;
         errno = 0;
@@ -310,16 +334,29 @@ static bool set_run_key(LesRun *r, const Entry *e, const char *path, LesProblems
     return true;
 }
 
-// Joins a repeated text key's values as paragraphs.
-static const char *add_paragraph(LessonImpl *li, const char *old, const char *v) {
-    if (!old) return keep(li, strdup(v));
-    size_t a = strlen(old), b = strlen(v);
-    char *s = malloc(a + b + 2);
-    if (!s) return old;
-    memcpy(s, old, a);
-    s[a] = '\n';
-    memcpy(s + a + 1, v, b + 1);
-    return keep(li, s);
+// Joins a repeated text key's values as paragraphs: para is the key's in its
+// section, old its text so far. Returns the text with v added.
+static const char *add_paragraph(LessonImpl *li, Paragraphs *para, const char *old, const char *v) {
+    size_t b = strlen(v);
+    if (!para->idx) {
+        char *s = keep(li, strdup(v));
+        if (!s) return old;
+        *para = (Paragraphs){.idx = li->n_strs, .len = b, .cap = b + 1};
+        return s;
+    }
+    char *s = li->strs[para->idx - 1];
+    size_t need = para->len + b + 2;
+    if (need > para->cap) {
+        size_t cap = 2 * para->cap > need ? 2 * para->cap : need;
+        char *grown = realloc(s, cap);
+        if (!grown) return old;
+        li->strs[para->idx - 1] = s = grown;
+        para->cap = cap;
+    }
+    s[para->len] = '\n';
+    memcpy(s + para->len + 1, v, b + 1);
+    para->len += b + 1;
+    return s;
 }
 
 static void parse_view(LesStep *s, const Entry *e, const char *path, LesProblems *pr) {
@@ -366,29 +403,46 @@ static void parse_highlight(LesStep *s, const Entry *e, const char *path, LesPro
                         (int)(n > 40 ? 40 : n), w);
             continue;
         }
-        LesCell *cells = realloc(s->cells, (size_t)(s->n_cells + 1) * sizeof *cells);
-        if (!cells) return;
-        s->cells = cells;
+        if ((s->n_cells & (s->n_cells - 1)) == 0) {  // at 0, 1, 2, 4, …: doubling
+            LesCell *cells = realloc(s->cells, (size_t)(s->n_cells ? 2 * s->n_cells : 1) * sizeof *cells);
+            if (!cells) return;
+            s->cells = cells;
+        }
         s->cells[s->n_cells++] = c;
     }
 }
 
-static void set_step_key(LessonImpl *li, LesStep *s, const Entry *e, const char *path, LesProblems *pr) {
+// A stage id's layer ("enc.L3.…") within the bounds of layers, or a problem.
+static void check_stage_layer(const Entry *e, const char *path, LesProblems *pr) {
+    const char *v = e->value;
+    if (strncmp(v, "enc.L", 5) && strncmp(v, "dec.L", 5)) return;
+    char digits[24];
+    size_t n = strcspn(v + 5, ".");
+    snprintf(digits, sizeof digits, "%.*s", (int)(n < sizeof digits - 1 ? n : sizeof digits - 1), v + 5);
+    double x;
+    char why[160];
+    if (setting_parse(SETTING_LAYER, digits, &x, why, sizeof why))
+        les_problem(pr, "%s:%d: the layer of stage \"%.60s\" %s", path, e->line, v, why);
+}
+
+static void set_step_key(LessonImpl *li, int step, const Entry *e, const char *path, LesProblems *pr) {
+    LesStep *s = &li->pub.steps[step];
+    Paragraphs *paras = &li->paras[step * PARAS_PER_STEP];
     const char *k = e->key, *v = e->value;
     long n;
+    double x;
     if (set_run_key(&s->run, e, path, pr)) return;
     if (!strcmp(k, "stage")) {
         s->stage = v;
         s->stage_line = e->line;
+        check_stage_layer(e, path, pr);
     } else if (!strcmp(k, "head")) {
         s->head_line = e->line;
-        if (parse_int(v, 1, 64, &n)) s->head = (int)n;
-        else les_problem(pr, "%s:%d: head is \"%s\"; expected a head number from 1", path, e->line, v);
+        if (setting(SETTING_HEAD, e, path, pr, &x)) s->head = (int)x;
     } else if (!strcmp(k, "step")) {
         s->step_line = e->line;
         if (!strcmp(v, "last")) s->dstep = -1;
-        else if (parse_int(v, 1, 1000, &n)) s->dstep = (int)n;
-        else les_problem(pr, "%s:%d: step is \"%s\"; expected a decoding step from 1, or last", path, e->line, v);
+        else if (setting(SETTING_STEP, e, path, pr, &x)) s->dstep = (int)x;
     } else if (!strcmp(k, "view")) {
         s->view_line = e->line;
         parse_view(s, e, path, pr);
@@ -401,8 +455,8 @@ static void set_step_key(LessonImpl *li, LesStep *s, const Entry *e, const char 
     } else {
         bool zh = strstr(k, ".zh") != NULL;
         int lang = zh ? LES_ZH : LES_EN;
-        if (!strncmp(k, "say", 3)) s->say[lang] = add_paragraph(li, s->say[lang], v);
-        else if (!strncmp(k, "reveal", 6)) s->reveal[lang] = add_paragraph(li, s->reveal[lang], v);
+        if (!strncmp(k, "say", 3)) s->say[lang] = add_paragraph(li, &paras[lang], s->say[lang], v);
+        else if (!strncmp(k, "reveal", 6)) s->reveal[lang] = add_paragraph(li, &paras[LES_LANGS + lang], s->reveal[lang], v);
         else if (!strncmp(k, "ask", 3)) s->ask[lang] = v;
         else if (!strncmp(k, "choice", 6)) {
             // each language's choices fill up in order; check_step compares the counts
@@ -416,17 +470,20 @@ static void set_step_key(LessonImpl *li, LesStep *s, const Entry *e, const char 
 
 static void set_lesson_key(LessonImpl *li, Lesson *l, const Entry *e, const char *path, LesProblems *pr) {
     const char *k = e->key, *v = e->value;
+    Paragraphs *paras = &li->paras[l->n_steps * PARAS_PER_STEP];
     if (!strcmp(k, "sentence")) l->run_line = e->line;
     if (!strcmp(k, "model")) {  // the lesson's own, which steps may change for themselves
-        l->model = v;
         l->model_line = e->line;
+        LesRun r = {0};
+        set_run_key(&r, e, path, pr);
+        l->model = r.model;  // NULL for a refused name: a problem already, and nothing loads
         return;
     }
     if (set_run_key(&l->run, e, path, pr)) return;
     if (!strcmp(k, "title")) l->title[LES_EN] = v;
     else if (!strcmp(k, "title.zh")) l->title[LES_ZH] = v;
-    else if (!strcmp(k, "summary")) l->summary[LES_EN] = add_paragraph(li, l->summary[LES_EN], v);
-    else if (!strcmp(k, "summary.zh")) l->summary[LES_ZH] = add_paragraph(li, l->summary[LES_ZH], v);
+    else if (!strcmp(k, "summary")) l->summary[LES_EN] = add_paragraph(li, &paras[LES_EN], l->summary[LES_EN], v);
+    else if (!strcmp(k, "summary.zh")) l->summary[LES_ZH] = add_paragraph(li, &paras[LES_ZH], l->summary[LES_ZH], v);
     else if (!strcmp(k, "chapter")) l->chapter = v;
 }
 
@@ -483,7 +540,8 @@ Lesson *les_parse(const char *text, size_t len, const char *path, LesProblems *p
         es.n_steps = LES_MAX_STEPS;
     }
     l->steps = calloc(es.n_steps ? (size_t)es.n_steps : 1, sizeof *l->steps);
-    if (!l->steps) {
+    li->paras = calloc((size_t)(es.n_steps + 1) * PARAS_PER_STEP, sizeof *li->paras);
+    if (!l->steps || !li->paras) {
         entries_deinit(&es);
         goto fail;
     }
@@ -492,7 +550,9 @@ Lesson *les_parse(const char *text, size_t len, const char *path, LesProblems *p
         l->steps[i].line = es.step_lines[i];
         run_clear(&l->steps[i].run);
     }
-    // which once-only keys each section has seen
+    // which once-only keys the current section has seen, by their index in keys[]
+    uint64_t seen = 0;
+    int seen_section = 0;
     for (int i = 0; i < es.n; i++) {
         Entry *e = &es.e[i];
         if (e->section > l->n_steps) break;
@@ -514,8 +574,10 @@ Lesson *les_parse(const char *text, size_t len, const char *path, LesProblems *p
             continue;
         }
         if (ki->repeat == K_ONCE) {
-            bool dup = false;
-            for (int j = i - 1; j >= 0 && es.e[j].section == e->section && !dup; j--) dup = !strcmp(es.e[j].key, e->key);
+            if (e->section != seen_section) seen = 0, seen_section = e->section;
+            uint64_t bit = (uint64_t)1 << (ki - keys);
+            bool dup = seen & bit;
+            seen |= bit;
             if (dup) {
                 les_problem(pr, "%s:%d: \"%s\" given twice in the same %s", path, e->line, e->key, e->section ? "step" : "lesson");
                 continue;
@@ -529,7 +591,7 @@ Lesson *les_parse(const char *text, size_t len, const char *path, LesProblems *p
         }
         Entry kept = *e;
         kept.value = v;
-        if (e->section) set_step_key(li, &l->steps[e->section - 1], &kept, path, pr);
+        if (e->section) set_step_key(li, e->section - 1, &kept, path, pr);
         else set_lesson_key(li, l, &kept, path, pr);
     }
     int end_line = es.n_steps ? es.step_lines[0] : (es.n ? es.e[es.n - 1].line : 1);
@@ -538,7 +600,7 @@ Lesson *les_parse(const char *text, size_t len, const char *path, LesProblems *p
     if (!l->title[LES_ZH]) les_problem(pr, "%s:%d: the lesson has no title in 繁體中文 (title.zh)", path, end_line);
     if ((l->summary[LES_EN] != NULL) != (l->summary[LES_ZH] != NULL))
         les_problem(pr, "%s:%d: the summary needs both languages (summary and summary.zh)", path, end_line);
-    if (!l->model) les_problem(pr, "%s:%d: the lesson names no model", path, end_line);
+    if (!l->model && !l->model_line) les_problem(pr, "%s:%d: the lesson names no model", path, end_line);
     if (!l->run.sentence) les_problem(pr, "%s:%d: the lesson has no sentence", path, end_line);
     if (l->run.target_off) les_problem(pr, "%s:%d: \"target: none\" is for a step; the lesson itself has no target unless one is given", path, end_line);
     if (!l->n_steps) les_problem(pr, "%s:%d: the lesson has no [step]", path, end_line);
@@ -564,7 +626,8 @@ Lesson *les_load(const char *path, LesProblems *pr) {
 }
 
 char *les_model_path(const Lesson *l, const char *model, const char *models_dir, char *buf, size_t size) {
-    const char *m = model ? model : "";
+    if (!les_model_name_ok(model)) return NULL;
+    const char *m = model;
     size_t n = strlen(m);
     bool file = strchr(m, '/') || (n > 12 && !strcmp(m + n - 12, ".safetensors"));
     if (!file) {
@@ -572,7 +635,7 @@ char *les_model_path(const Lesson *l, const char *model, const char *models_dir,
         return buf;
     }
     const char *slash = strrchr(l->path, '/');
-    if (m[0] == '/' || !slash) snprintf(buf, size, "%s", m);
+    if (!slash) snprintf(buf, size, "%s", m);
     else snprintf(buf, size, "%.*s/%s", (int)(slash - l->path), l->path, m);
     return buf;
 }

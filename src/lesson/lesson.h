@@ -28,7 +28,7 @@ void les_problem(LesProblems *p, const char *fmt, ...) __attribute__((format(pri
 // How a step runs the model. Unset fields leave the lesson's setting (or the
 // program's default) in place.
 typedef struct {
-    const char *model;      // a shipped model's name or a file; NULL: not set
+    const char *model;      // a shipped model's name or a file beside the lesson; NULL: not set
     const char *sentence;   // NULL: not set
     const char *target;     // NULL: not set
     bool target_off;        // "target: none"
@@ -83,9 +83,12 @@ Lesson *les_parse(const char *text, size_t len, const char *path, LesProblems *p
 Lesson *les_load(const char *path, LesProblems *problems);
 void les_free(Lesson *l);
 
+// Whether a lesson may name this model: a shipped model's name, or a path
+// relative to the lesson's folder; never an absolute path or one with "..".
+bool les_model_name_ok(const char *model);
 // The file of a model named in the lesson (the lesson's, or a step's run's):
 // a shipped model (models_dir/NAME.safetensors) or a path relative to the
-// lesson file. Returns buf.
+// lesson file. Returns buf, or NULL for a name les_model_name_ok refuses.
 char *les_model_path(const Lesson *l, const char *model, const char *models_dir, char *buf, size_t size);
 
 // The settings step i runs with: the lesson's, then the step's own, then the

@@ -63,7 +63,7 @@ static Model *model_named(const Lesson *l, const char *name, const char *models_
     *have = NULL;
     *have_name = name;
     char model_path[4096];
-    les_model_path(l, name, models_dir, model_path, sizeof model_path);
+    if (!les_model_path(l, name, models_dir, model_path, sizeof model_path)) return NULL;  // the parser said why
     Error err;
     if (!(*have = mdl_load(model_path, &err))) les_problem(pr, "%s:%d: model \"%s\": %s", l->path, line, name, err.msg);
     return *have;
