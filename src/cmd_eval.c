@@ -18,9 +18,18 @@ int cmd_eval(const EvalArgs *a) {
         mdl_free(m);
         return 1;
     }
-    if (corpus_skipped(c)) fprintf(stderr, "transformer-tracer: %s: skipped %d malformed line(s)\n", a->corpus, corpus_skipped(c));
     EvalResult r;
     int rc = 1;
+    long tokens, unknown;
+    ev_target_coverage(m, c, a->limit, &tokens, &unknown);
+    if (tokens && unknown > EV_MAX_UNKNOWN_SHARE * (double)tokens) {
+        fprintf(stderr,
+                "transformer-tracer: %s: %ld of the %ld target tokens (%.1f%%) are not in the vocabulary of %s (%s); "
+                "more than %.0f%% unknown: a model for another language pair?\n",
+                a->corpus, unknown, tokens, 100.0 * (double)unknown / (double)tokens, a->model, m->name, 100.0 * EV_MAX_UNKNOWN_SHARE);
+        goto done;
+    }
+    if (corpus_skipped(c)) fprintf(stderr, "transformer-tracer: %s: skipped %d malformed line(s)\n", a->corpus, corpus_skipped(c));
     if (ev_run(m, c, a->limit, &r, &err)) {
         fprintf(stderr, "transformer-tracer: %s: %s\n", a->corpus, err.msg);
         goto done;
@@ -29,6 +38,8 @@ int cmd_eval(const EvalArgs *a) {
     printf("corpus:       %s, %d pairs evaluated", a->corpus, r.evaluated);
     if (r.too_long) printf(", %d longer than max_len %d left out", r.too_long, m->cfg.max_len);
     printf("\nexact match:  %.2f%% (%d/%d, greedy)\n", r.evaluated ? 100.0 * r.exact / r.evaluated : 0.0, r.exact, r.evaluated);
+    printf("unknown:      %ld of %ld target tokens (%.2f%%) not in the model's vocabulary, read as <unk>\n", unknown, tokens,
+           tokens ? 100.0 * (double)unknown / (double)tokens : 0.0);
     printf("BLEU:         %.2f\n", 100.0 * r.bleu);
     if (r.aligned) {
         printf("cross-attention AER over %d pairs with gold links (teacher-forced; each target word linked to its most attended source word):\n",

@@ -283,13 +283,14 @@ int cmd_train(const TrainArgs *a) {
         fprintf(stderr, "transformer-tracer: %s\n", err.msg);
         goto done;
     }
+    if (dtrain.n == 0) {  // one line: the refusal says how many were left out
+        fprintf(stderr, "transformer-tracer: %s: no sentence pair fits the model (all %d longer than max_len %d)\n", a->train, too_long,
+                m->cfg.max_len);
+        goto done;
+    }
     if (too_long + too_long_valid)
         fprintf(stderr, "transformer-tracer: left out %d pair%s longer than max_len %d\n", too_long + too_long_valid,
                 too_long + too_long_valid > 1 ? "s" : "", m->cfg.max_len);
-    if (dtrain.n == 0) {
-        fprintf(stderr, "transformer-tracer: %s: no sentence pair fits the model\n", a->train);
-        goto done;
-    }
     int B = a->batch < dtrain.n ? a->batch : dtrain.n, L = m->cfg.max_len;
     tr = trn_new(m, &a->tc, B, L, &err);
     bb.src = malloc((size_t)B * L * sizeof *bb.src);

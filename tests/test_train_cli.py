@@ -407,13 +407,27 @@ class TestEval(TrainCase):
 
     def test_unknown_words_read_as_unk(self):
         corpus = write_lines(self.path("unknown.tsv"), ["the zebra eats a quokka\t斑馬 吃 短尾矮袋鼠\t1-0 2-1 4-2",
-                                                        "blorp\tfoo"])
+                                                        "blorp\tfoo"] + GOOD_LINES)
         r = run("eval", "--model", SHIPPED_MODEL, "--corpus", corpus)
         self.assert_ok(r)
         out = text(r.stdout)
-        self.assertIn("2 pairs evaluated", out)
-        self.assertRegex(out, r"exact match:\s+0\.00%")
+        self.assertIn("14 pairs evaluated", out)
+        self.assertRegex(out, r"exact match:\s+[\d.]+%")
         self.assertIn("BLEU:", out)
+        # the target tokens the model does not know are counted
+        self.assertRegex(out, r"unknown:\s+3 of 54 target tokens \(5\.56%\)")
+
+    def test_model_of_another_language_pair_is_refused(self):
+        # the French model on the Chinese test split: no target token is in its vocabulary
+        french = os.path.join(SOURCE_DIR, "assets", "models", "en-fr.safetensors")
+        r = run("eval", "--model", french, "--corpus", SHIPPED_TEST)
+        self.assert_error(r, 1, names=(SHIPPED_TEST, "of the", "target tokens", "100.0%", "en-fr.safetensors"),
+                          words=("another language pair",))
+        # half unknown (2 of 4) is still evaluated
+        corpus = write_lines(self.path("half.tsv"), ["the cat\t貓 坐", "the dog\tle chien"])
+        self.assert_ok(run("eval", "--model", SHIPPED_MODEL, "--corpus", corpus))
+        corpus = write_lines(self.path("most.tsv"), ["the cat\t貓", "the dog\tle chien noir"])
+        self.assert_error(run("eval", "--model", SHIPPED_MODEL, "--corpus", corpus), 1, names=("3 of the 4 target tokens (75.0%)",))
 
 
 class TestUsage(TrainCase):
@@ -430,6 +444,14 @@ class TestUsage(TrainCase):
                 r, out = self.train(opt, val)
                 self.assert_error(r, 2, words=(word,))
                 self.assert_no_model(out)
+
+    def test_max_len_that_fits_no_pair(self):
+        # one line: the refusal, not a note about the pairs left out and then the refusal
+        extra = list(SHORT)
+        extra[extra.index("--max-len") + 1] = "1"
+        r, out = self.train(extra=extra)
+        self.assert_error(r, 1, names=(self.good, "12", "max_len 1"), words=("no sentence pair fits",))
+        self.assert_no_model(out)
 
     def test_supervised_head_that_does_not_exist(self):
         r, out = self.train("--supervise-head", "9,9")

@@ -43,6 +43,17 @@ static void add_alignments(Ctx *c, const int *src, int n_src, const int *tgt, in
     trace_free(t);
 }
 
+void ev_target_coverage(const Model *m, const Corpus *c, int limit, long *tokens, long *unknown) {
+    *tokens = *unknown = 0;
+    int n = corpus_size(c);
+    if (limit > 0 && limit < n) n = limit;
+    for (int i = 0; i < n; i++) {
+        const CorpusPair *p = corpus_pair(c, i);
+        for (int k = 0; k < p->n_tgt; k++) *unknown += voc_id(m->tgt, p->tgt[k]) < 0;
+        *tokens += p->n_tgt;
+    }
+}
+
 int ev_run(const Model *m, const Corpus *corpus, int limit, EvalResult *r, Error *err) {
     const Config *cfg = &m->cfg;
     memset(r, 0, sizeof *r);

@@ -18,6 +18,14 @@ typedef struct {
     double *aer;        // n_dec × (nhead + 1): [l·(nhead+1) + h], h = 0 the layer's head average
 } EvalResult;
 
+// Above this share of target tokens unknown to the model, eval refuses the
+// corpus: the model is for another language (pair), and BLEU would mean nothing.
+#define EV_MAX_UNKNOWN_SHARE 0.5
+
+// Counts, over the first limit pairs (0: all), the target tokens and how many
+// of them the model's target vocabulary does not know.
+void ev_target_coverage(const Model *m, const Corpus *c, int limit, long *tokens, long *unknown);
+
 // Evaluates the first limit pairs (0: all). AER uses a teacher-forced pass
 // over the gold target: row i of a head's cross-attention is the step that
 // produces target word i, linked to its most attended source word
