@@ -52,6 +52,8 @@ done
 wait "$pid"
 rc=$?
 grep "^script:" "$work/out.txt"
+ran=$(sed -n 's/^soak.txt:\([0-9]*\): not run.*/\1/p' "$work/err.txt")
+[ -n "$ran" ] && echo "soak: stopped at line $ran of the script"
 done_lines=$(grep -c "not run: the window closed" "$work/err.txt")
 failed=$(grep -v "not run: the window closed" "$work/err.txt" | head -5)
 [ -n "$keep" ] && cp "$work/rss.txt" "$keep"

@@ -153,6 +153,9 @@ static float *emit(Ctx *c, Step tpl) {
     tpl.layer = c->layer;
     tpl.head = c->head;
     tpl.dstep = c->dstep;
+    tpl.stage = stage_find(tpl.name);
+    assert(tpl.stage && "a stage missing from the stage table (stage.c)");
+    tpl.kind = tpl.stage->kind;
     tpl.data = tr->floats + tr->n_floats;
     tr->n_floats += count;
     if (c->first_row > 0) {
@@ -260,16 +263,16 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
     assert(H <= 256);
     for (int h = 0; h < H; h++) {
         c->head = h + 1;
-        float *qh = emit(c, (Step){.name = nm->q, .kind = "matrix", .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
+        float *qh = emit(c, (Step){.name = nm->q, .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
                                    .formula = "Q_h = X·W_Q,h + b_Q,h", .row_labels = q.labels});
-        float *kh = emit(c, (Step){.name = nm->k, .kind = "matrix", .rows = nk, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
+        float *kh = emit(c, (Step){.name = nm->k, .rows = nk, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
                                    .formula = "K_h = X·W_K,h + b_K,h", .row_labels = kv.labels});
-        float *vh = emit(c, (Step){.name = nm->v, .kind = "matrix", .rows = nk, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
+        float *vh = emit(c, (Step){.name = nm->v, .rows = nk, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
                                    .formula = "V_h = X·W_V,h + b_V,h", .row_labels = kv.labels});
         op_slice_cols(qh + (size_t)r0 * dk, Q + (size_t)r0 * E, new_q, E, h * dk, dk);
         op_slice_cols(kh + (size_t)k0 * dk, K + (size_t)k0 * E, new_k, E, h * dk, dk);
         op_slice_cols(vh + (size_t)k0 * dk, V + (size_t)k0 * E, new_k, E, h * dk, dk);
-        float *scores = emit(c, (Step){.name = nm->scores, .kind = "scores", .rows = q.len, .cols = nk, .sym_rows = q.sym,
+        float *scores = emit(c, (Step){.name = nm->scores, .rows = q.len, .cols = nk, .sym_rows = q.sym,
                                        .sym_cols = kv.sym, .formula = "Q_h·K_hᵀ / √d_k", .row_labels = q.labels, .col_labels = kv.labels});
         op_matmul_nt(scores + (size_t)r0 * nk, qh + (size_t)r0 * dk, kh, new_q, dk, nk, scale);
         // the old rows against the new keys: masked below, but the raw scores show them
@@ -278,7 +281,7 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
         const float *to_softmax = scores;
         if (masks) {
             assert(nm->masked);
-            float *masked = emit(c, (Step){.name = nm->masked, .kind = "scores", .rows = q.len, .cols = nk, .sym_rows = q.sym,
+            float *masked = emit(c, (Step){.name = nm->masked, .rows = q.len, .cols = nk, .sym_rows = q.sym,
                                            .sym_cols = kv.sym, .formula = masked_formulas[masks], .row_labels = q.labels,
                                            .col_labels = kv.labels});
             // the new rows against every key, then the old rows against the new keys
@@ -287,7 +290,7 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
             to_softmax = masked;
         }
         // masked keys get weight exactly 0: exp(−∞) is 0
-        float *weights = emit(c, (Step){.name = nm->weights, .kind = "attention", .rows = q.len, .cols = nk, .sym_rows = q.sym,
+        float *weights = emit(c, (Step){.name = nm->weights, .rows = q.len, .cols = nk, .sym_rows = q.sym,
                                         .sym_cols = kv.sym, .formula = weights_formulas[masks], .row_labels = q.labels,
                                         .col_labels = kv.labels});
         op_softmax_rows(weights + (size_t)r0 * nk, to_softmax + (size_t)r0 * nk, new_q, nk);
@@ -298,15 +301,15 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
                 assert(!(to_softmax[(size_t)i * nk + j] > -INFINITY) && "an old row sees a new key");
                 weights[(size_t)i * nk + j] = 0.0f;
             }
-        heads[h] = emit(c, (Step){.name = nm->head_out, .kind = "matrix", .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
+        heads[h] = emit(c, (Step){.name = nm->head_out, .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
                                   .formula = "head_h = A_h·V_h", .row_labels = q.labels});
         op_matmul_nn(heads[h] + (size_t)r0 * dk, weights + (size_t)r0 * nk, vh, new_q, nk, dk);
     }
     c->head = 0;
-    concat = emit(c, (Step){.name = nm->concat, .kind = "matrix", .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
+    concat = emit(c, (Step){.name = nm->concat, .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
                             .formula = "Concat(head_1, …, head_h)", .row_labels = q.labels});
     for (int h = 0; h < H; h++) op_put_cols(concat + (size_t)r0 * E, heads[h] + (size_t)r0 * dk, new_q, E, h * dk, dk);
-    float *out = emit(c, (Step){.name = nm->out_proj, .kind = "matrix", .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
+    float *out = emit(c, (Step){.name = nm->out_proj, .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
                                 .formula = "Concat(heads)·W_O + b_O", .row_labels = q.labels});
     op_linear(out + (size_t)r0 * E, concat + (size_t)r0 * E, a->out_proj_w, a->out_proj_b, new_q, E, E);
     return out;
@@ -318,10 +321,10 @@ static float *add_norm(Ctx *c, const char *res_name, const char *norm_name, cons
                        const float *gamma, const float *beta) {
     int E = c->m->cfg.d_model, r0 = c->first_row;
     size_t at = (size_t)r0 * E;
-    float *res = emit(c, (Step){.name = res_name, .kind = "matrix", .rows = x.len, .cols = E, .sym_rows = x.sym, .sym_cols = "d_model",
+    float *res = emit(c, (Step){.name = res_name, .rows = x.len, .cols = E, .sym_rows = x.sym, .sym_cols = "d_model",
                                 .formula = res_formula, .row_labels = x.labels});
     op_add(res + at, x.x + at, sub + at, (x.len - r0) * E);
-    float *norm = emit(c, (Step){.name = norm_name, .kind = "matrix", .rows = x.len, .cols = E, .sym_rows = x.sym, .sym_cols = "d_model",
+    float *norm = emit(c, (Step){.name = norm_name, .rows = x.len, .cols = E, .sym_rows = x.sym, .sym_cols = "d_model",
                                  .formula = "LayerNorm(x) = γ·(x − μ)/√(σ² + ε) + β", .row_labels = x.labels});
     op_layernorm(norm + at, res + at, gamma, beta, x.len - r0, E, c->m->cfg.eps);
     return norm;
@@ -331,12 +334,12 @@ static float *ffn(Ctx *c, const char *hidden_name, const char *out_name, Seq x, 
                   const float *b2) {
     const Config *cfg = &c->m->cfg;
     int E = cfg->d_model, F = cfg->d_ff, r0 = c->first_row, rows = x.len - r0;
-    float *hidden = emit(c, (Step){.name = hidden_name, .kind = "matrix", .rows = x.len, .cols = F, .sym_rows = x.sym,
+    float *hidden = emit(c, (Step){.name = hidden_name, .rows = x.len, .cols = F, .sym_rows = x.sym,
                                    .sym_cols = "d_ff", .formula = "ReLU(x·W₁ + b₁)", .row_labels = x.labels});
     float *h = hidden + (size_t)r0 * F;
     op_linear(h, x.x + (size_t)r0 * E, w1, b1, rows, E, F);
     op_relu(h, h, rows * F);
-    float *out = emit(c, (Step){.name = out_name, .kind = "matrix", .rows = x.len, .cols = E, .sym_rows = x.sym,
+    float *out = emit(c, (Step){.name = out_name, .rows = x.len, .cols = E, .sym_rows = x.sym,
                                 .sym_cols = "d_model", .formula = "ReLU(x·W₁ + b₁)·W₂ + b₂", .row_labels = x.labels});
     op_linear(out + (size_t)r0 * E, h, w2, b2, rows, F, E);
     return out;
@@ -344,7 +347,7 @@ static float *ffn(Ctx *c, const char *hidden_name, const char *out_name, Seq x, 
 
 // The token ids: src.tokens or dec.tokens.
 static void record_tokens(Ctx *c, bool is_src, const int *ids, int len, const char *const *labels, const char *sym) {
-    float *tok = emit(c, (Step){.name = is_src ? "src.tokens" : "dec.tokens", .kind = "tokens", .rows = 1, .cols = len, .sym_rows = "1",
+    float *tok = emit(c, (Step){.name = is_src ? "src.tokens" : "dec.tokens", .rows = 1, .cols = len, .sym_rows = "1",
                                 .sym_cols = sym,
                                 .formula = is_src ? (c->tr->opt.pad_to > 0 ? "token ids of the source, then <pad> up to the batch's length"
                                                                            : "token ids of the source")
@@ -356,7 +359,7 @@ static void record_tokens(Ctx *c, bool is_src, const int *ids, int len, const ch
 // The key padding mask of a source of len tokens whose first n_real are real:
 // added to every row of the scores over the source, it hides the pads.
 static const float *record_padding_mask(Ctx *c, int len, int n_real, const char *const *labels) {
-    float *mask = emit(c, (Step){.name = "src.padding_mask", .kind = "mask", .rows = 1, .cols = len, .sym_rows = "1", .sym_cols = "n",
+    float *mask = emit(c, (Step){.name = "src.padding_mask", .rows = 1, .cols = len, .sym_rows = "1", .sym_cols = "n",
                                  .formula = "P[j] = 0 for a token, −∞ for <pad>", .col_labels = labels});
     for (int j = 0; j < len; j++) mask[j] = j < n_real ? 0.0f : -INFINITY;
     return mask;
@@ -369,16 +372,16 @@ static float *embed(Ctx *c, bool is_src, const int *ids, int len, const char *co
     const float *table = is_src ? c->m->w.src_embed : c->m->w.tgt_embed;
     int r0 = c->first_row;  // positions before it are the previous pass's
     size_t at = (size_t)r0 * E;
-    float *emb = emit(c, (Step){.name = is_src ? "src.embed" : "dec.embed", .kind = "matrix", .rows = len, .cols = E, .sym_rows = sym,
+    float *emb = emit(c, (Step){.name = is_src ? "src.embed" : "dec.embed", .rows = len, .cols = E, .sym_rows = sym,
                                 .sym_cols = "d_model", .formula = "Embedding[token] × √d_model", .row_labels = labels});
     float scale = sqrtf((float)E);
     for (int i = r0; i < len; i++)
         for (int j = 0; j < E; j++) emb[(size_t)i * E + j] = table[(size_t)ids[i] * E + j] * scale;
-    float *pe = emit(c, (Step){.name = is_src ? "src.pos_enc" : "dec.pos_enc", .kind = "matrix", .rows = len, .cols = E, .sym_rows = sym,
+    float *pe = emit(c, (Step){.name = is_src ? "src.pos_enc" : "dec.pos_enc", .rows = len, .cols = E, .sym_rows = sym,
                                .sym_cols = "d_model", .formula = "PE(pos, 2i) = sin(pos/10000^(2i/d_model)), PE(pos, 2i+1) = cos(…)",
                                .row_labels = labels});
     memcpy(pe + at, c->pe + at, (size_t)(len - r0) * E * sizeof *pe);
-    float *x = emit(c, (Step){.name = is_src ? "src.input" : "dec.input", .kind = "matrix", .rows = len, .cols = E, .sym_rows = sym,
+    float *x = emit(c, (Step){.name = is_src ? "src.input" : "dec.input", .rows = len, .cols = E, .sym_rows = sym,
                               .sym_cols = "d_model", .formula = "X = Embedding × √d_model + PE", .row_labels = labels});
     op_add(x + at, emb + at, pe + at, (len - r0) * E);
     return x;
@@ -402,7 +405,7 @@ static float *encode(Ctx *c, const int *ids, int n, int n_real, const char *cons
     }
     c->layer = 0;
     int E = m->cfg.d_model;
-    float *mem = emit(c, (Step){.name = "enc.output", .kind = "matrix", .rows = n, .cols = E, .sym_rows = "n", .sym_cols = "d_model",
+    float *mem = emit(c, (Step){.name = "enc.output", .rows = n, .cols = E, .sym_rows = "n", .sym_cols = "d_model",
                                 .formula = "memory = LayerNorm(encoder stack output)", .row_labels = labels});
     op_layernorm(mem, x.x, m->w.enc_norm_w, m->w.enc_norm_b, n, E, m->cfg.eps);
     return mem;
@@ -435,7 +438,7 @@ static float *decode_pass(Ctx *c, const int *ids, int t, const char *sym, Seq me
     const char *const *labels = token_labels(c, m->tgt, ids, t);
     record_tokens(c, false, ids, t, labels, sym);
     Seq x = {embed(c, false, ids, t, labels, sym), t, labels, sym};
-    float *mask = emit(c, (Step){.name = "dec.look_ahead_mask", .kind = "mask", .rows = t, .cols = t, .sym_rows = sym, .sym_cols = sym,
+    float *mask = emit(c, (Step){.name = "dec.look_ahead_mask", .rows = t, .cols = t, .sym_rows = sym, .sym_cols = sym,
                                  .formula = "M[i][j] = 0 if j ≤ i, −∞ if j > i", .row_labels = labels, .col_labels = labels});
     op_look_ahead_mask(mask, t);
     for (int l = 0; l < m->cfg.n_dec; l++) {
@@ -451,7 +454,7 @@ static float *decode_pass(Ctx *c, const int *ids, int t, const char *sym, Seq me
     }
     c->layer = 0;
     int r0 = c->first_row;
-    float *out = emit(c, (Step){.name = "dec.output", .kind = "matrix", .rows = t, .cols = E, .sym_rows = sym, .sym_cols = "d_model",
+    float *out = emit(c, (Step){.name = "dec.output", .rows = t, .cols = E, .sym_rows = sym, .sym_cols = "d_model",
                                 .formula = "LayerNorm(decoder stack output)", .row_labels = labels});
     op_layernorm(out + (size_t)r0 * E, x.x + (size_t)r0 * E, m->w.dec_norm_w, m->w.dec_norm_b, t - r0, E, m->cfg.eps);
     c->first_row = 0;
@@ -462,10 +465,10 @@ static float *decode_pass(Ctx *c, const int *ids, int t, const char *sym, Seq me
 static float *predict(Ctx *c, const float *h, int rows, const char *sym, const char *const *labels, float **probs_out) {
     const Model *m = c->m;
     int E = m->cfg.d_model, V = m->cfg.tgt_vocab;
-    float *logits = emit(c, (Step){.name = "dec.logits", .kind = "matrix", .rows = rows, .cols = V, .sym_rows = sym, .sym_cols = "|V|",
+    float *logits = emit(c, (Step){.name = "dec.logits", .rows = rows, .cols = V, .sym_rows = sym, .sym_cols = "|V|",
                                    .formula = "logits = h·W_outᵀ + b", .row_labels = labels, .col_labels = c->vocab_labels});
     op_linear(logits, h, m->w.gen_w, m->w.gen_b, rows, E, V);
-    float *probs = emit(c, (Step){.name = "dec.probs", .kind = "probs", .rows = rows, .cols = V, .sym_rows = sym, .sym_cols = "|V|",
+    float *probs = emit(c, (Step){.name = "dec.probs", .rows = rows, .cols = V, .sym_rows = sym, .sym_cols = "|V|",
                                   .formula = "P(next token) = softmax(logits)", .row_labels = labels, .col_labels = c->vocab_labels});
     op_softmax_rows(probs, logits, rows, V);
     *probs_out = probs;
@@ -491,7 +494,7 @@ static void record_top(Ctx *c, const float *probs) {
     int idx[64];
     top_indices(probs, V, k, idx);
     const char **labels = new_labels(c, (size_t)k);
-    float *top = emit(c, (Step){.name = "dec.top_k", .kind = "top_k", .rows = k, .cols = 1, .sym_rows = "k", .sym_cols = "1",
+    float *top = emit(c, (Step){.name = "dec.top_k", .rows = k, .cols = 1, .sym_rows = "k", .sym_cols = "1",
                                 .formula = "the k most likely next tokens", .row_labels = labels});
     for (int i = 0; i < k; i++) {
         top[i] = probs[idx[i]];
@@ -504,7 +507,7 @@ static const char *const choice_cols[] = {"token id", "probability", "random dra
 static void record_choice(Ctx *c, int id, float prob, float draw) {
     const char **labels = new_labels(c, 1);
     labels[0] = voc_token(c->m->tgt, id);
-    float *ch = emit(c, (Step){.name = "dec.choice", .kind = "choice", .rows = 1, .cols = 3, .sym_rows = "1", .sym_cols = "3",
+    float *ch = emit(c, (Step){.name = "dec.choice", .rows = 1, .cols = 3, .sym_rows = "1", .sym_cols = "3",
                                .formula = c->tr->opt.mode == DECODE_SAMPLE ? "next token drawn from the filtered distribution"
                                                                            : "next token = argmax P",
                                .row_labels = labels, .col_labels = choice_cols});
@@ -528,7 +531,7 @@ void trace_rank(TraceRanked *out, const float *p, int n) {
 static int sample(Ctx *c, const float *logits, Rng *rng, TraceRanked *cand, float *draw_out) {
     const DecodeOptions *o = &c->tr->opt;
     int V = c->m->cfg.tgt_vocab;
-    float *dist = emit(c, (Step){.name = "dec.sample", .kind = "probs", .rows = 1, .cols = V, .sym_rows = "1", .sym_cols = "|V|",
+    float *dist = emit(c, (Step){.name = "dec.sample", .rows = 1, .cols = V, .sym_rows = "1", .sym_cols = "|V|",
                                  .formula = "softmax(logits / T), keep top-k and top-p, renormalise", .col_labels = c->vocab_labels});
     for (int i = 0; i < V; i++) dist[i] = logits[i] / o->temperature;
     op_softmax_rows(dist, dist, 1, V);
@@ -560,7 +563,7 @@ static void record_output(Ctx *c) {
     Trace *tr = c->tr;
     c->dstep = 0;
     const char *const *labels = token_labels(c, c->m->tgt, tr->out_ids, tr->out_n);
-    float *o = emit(c, (Step){.name = "out.tokens", .kind = "tokens", .rows = 1, .cols = tr->out_n, .sym_rows = "1", .sym_cols = "T",
+    float *o = emit(c, (Step){.name = "out.tokens", .rows = 1, .cols = tr->out_n, .sym_rows = "1", .sym_cols = "T",
                               .formula = "the output sentence", .col_labels = labels});
     for (int i = 0; i < tr->out_n; i++) o[i] = (float)tr->out_ids[i];
 }
@@ -691,7 +694,7 @@ static int run_beam(Ctx *c, Seq mem) {
         }
         qsort(ex, (size_t)n_ex, sizeof *ex, by_score_desc);
         const char **labels = new_labels(c, (size_t)n_ex);
-        float *table = emit(c, (Step){.name = "dec.beam", .kind = "beam", .rows = n_ex, .cols = 4, .sym_rows = "candidates", .sym_cols = "4",
+        float *table = emit(c, (Step){.name = "dec.beam", .rows = n_ex, .cols = 4, .sym_rows = "candidates", .sym_cols = "4",
                                       .formula = "score = Σ log P(token); keep the best k", .row_labels = labels, .col_labels = beam_cols});
         int kept = n_ex < k ? n_ex : k;
         for (int i = 0; i < n_ex; i++) {
@@ -755,7 +758,7 @@ static int run_teacher(Ctx *c, Seq mem) {
     const char *const *gold_labels = token_labels(c, m->tgt, gold, len);
     float *probs;
     predict(c, h, len, "m", gold_labels, &probs);
-    float *loss = emit(c, (Step){.name = "dec.loss", .kind = "loss", .rows = len, .cols = 1, .sym_rows = "m", .sym_cols = "1",
+    float *loss = emit(c, (Step){.name = "dec.loss", .rows = len, .cols = 1, .sym_rows = "m", .sym_cols = "1",
                                  .formula = "loss_i = −log P(target_i)", .row_labels = gold_labels, .col_labels = loss_cols});
     double sum = 0.0;
     for (int i = 0; i < len; i++) {
@@ -918,20 +921,14 @@ float trace_mean_loss(const Trace *t) { return t->mean_loss; }
 const DecodeOptions *trace_options(const Trace *t) { return &t->opt; }
 size_t trace_bytes(const Trace *t) { return t->bytes + sizeof *t; }
 
-char *trace_stage_id(const Step *s, char *buf, size_t size) {
-    const char *dot = strchr(s->name, '.');
-    if (s->layer > 0 && dot)
-        snprintf(buf, size, "%.*s.L%d%s", (int)(dot - s->name), s->name, s->layer, dot);
-    else
-        snprintf(buf, size, "%s", s->name);
-    return buf;
-}
+char *trace_stage_id(const Step *s, char *buf, size_t size) { return stage_id(s->stage, s->layer, buf, size); }
 
 int trace_find(const Trace *t, const char *stage_id, int head, int dstep) {
-    char id[128];
-    for (int i = 0; i < t->n_steps; i++) {
+    int layer;
+    const StageInfo *stage = stage_parse_id(stage_id, &layer);
+    for (int i = 0; stage && i < t->n_steps; i++) {
         const Step *s = &t->steps[i];
-        if (s->head == head && s->dstep == dstep && !strcmp(trace_stage_id(s, id, sizeof id), stage_id)) return i;
+        if (s->stage == stage && s->layer == layer && s->head == head && s->dstep == dstep) return i;
     }
     return -1;
 }

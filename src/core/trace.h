@@ -10,6 +10,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "stage.h"
 
 typedef enum { DECODE_GREEDY, DECODE_BEAM, DECODE_SAMPLE, DECODE_TEACHER } DecodeMode;
 
@@ -33,6 +34,7 @@ typedef struct {
 // encoder).
 typedef struct {
     const char *name;       // stage name without the layer, e.g. "dec.cross_attn.weights"
+    const StageInfo *stage; // its row in the stage table (stage.h)
     const char *kind;       // how to show it: tokens, matrix, attention, scores, mask, probs, top_k, beam, choice, loss
     int layer, head, dstep;
     int rows, cols;
