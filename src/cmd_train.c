@@ -15,11 +15,12 @@
 #include "trace.h"
 
 static volatile sig_atomic_t interrupted;
+static struct sigaction sigint_before;  // the handler that removes temporary files (fileio.h)
 
 static void on_sigint(int sig) {
     (void)sig;
     interrupted = 1;
-    signal(SIGINT, SIG_DFL);  // a second Ctrl-C stops at once; atomic writes keep files whole
+    sigaction(SIGINT, &sigint_before, NULL);  // a second Ctrl-C stops at once, removing a checkpoint's temporary file
 }
 
 static double now(void) {
@@ -308,8 +309,8 @@ int cmd_train(const TrainArgs *a) {
     }
     // catch Ctrl-C from the moment the run says it is training
     interrupted = 0;
-    struct sigaction sa = {.sa_handler = on_sigint}, old_sa;
-    sigaction(SIGINT, &sa, &old_sa);
+    struct sigaction sa = {.sa_handler = on_sigint};
+    sigaction(SIGINT, &sa, &sigint_before);
     fprintf(stderr, "training %s: %d pairs, vocabularies %d + %d, %ld parameters, %d steps of %d pairs, %d thread%s\n", a->out, dtrain.n,
             voc_size(m->src), voc_size(m->tgt), m->n_params, a->steps, B, a->tc.threads, a->tc.threads > 1 ? "s" : "");
 
@@ -360,7 +361,7 @@ int cmd_train(const TrainArgs *a) {
             right = counted = 0;
         }
     }
-    sigaction(SIGINT, &old_sa, NULL);
+    sigaction(SIGINT, &sigint_before, NULL);
     if (tty) fputc('\n', stderr);
     if (interrupted) {
         char path[4096];

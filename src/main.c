@@ -392,11 +392,8 @@ static int cmd_run(const Args *a, bool write_trace) {
             fprintf(stderr, "transformer-tracer: %s\n", err.msg);
             goto done;
         }
-        if (trace_write_json(t, af.fp, a->src)) {
-            fio_atomic_abort(&af);
-            fprintf(stderr, "transformer-tracer: %s: write failed\n", a->out);
-            goto done;
-        }
+        // a failed write leaves the stream's error set: the commit says why and removes the temporary file
+        (void)trace_write_json(t, af.fp, a->src);
         if (fio_atomic_commit(&af, &err)) {
             fprintf(stderr, "transformer-tracer: %s\n", err.msg);
             goto done;
@@ -594,6 +591,8 @@ int main(int argc, char **argv) {
     int rc = parse_args(argc, argv, &a);
     if (rc) return rc;
     if (!strcmp(a.cmd, "window")) return cmd_window(&a);
+    // Ctrl+C during a write removes its temporary file (the window has SDL's handlers)
+    fio_remove_temp_files_on_signal();
     if (!strcmp(a.cmd, "export")) return cmd_export(&a);
     if (!strcmp(a.cmd, "translate")) return cmd_run(&a, false);
     if (!strcmp(a.cmd, "trace")) return cmd_run(&a, true);

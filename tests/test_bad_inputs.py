@@ -38,6 +38,22 @@ def generated(name, tmp):
     elif name == "@lesson-over-1mb":
         with open(path, "w", encoding="utf-8") as f:
             f.write(TINY_LESSON + "say: " + "the cat sits on the mat . " * 45000 + "\n")
+    elif name == "@sentences-over-4mb":
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("the cat sits on the mat .\n" * 170000)
+    elif name == "@model-over-2gb":  # sparse: no disk used
+        with open(path, "wb") as f:
+            f.truncate((2 << 30) + 1)
+    elif name == "@fifo":  # no writer: reading it would wait for ever
+        os.mkfifo(path)
+    elif name in ("@dev-zero", "@dev-urandom"):  # endless
+        os.symlink("/dev/" + name[5:], path)
+    elif name == "@lesson-model-fifo":  # a lesson whose model: names a FIFO beside it
+        os.mkdir(path)
+        os.mkfifo(os.path.join(path, "fifo.safetensors"))
+        path = os.path.join(path, "a.lesson")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(TINY_LESSON.replace("model: en-zh", "model: fifo.safetensors"))
     else:
         raise ValueError(f"unknown generated input {name}")
     return path
@@ -77,7 +93,10 @@ def run_row(tracer, source, bad_dir, file, command, tmp):
             argv.append(word.format(**places))
     env = dict(os.environ, TRANSFORMER_TRACER_DATA=os.path.join(source, "assets"), LC_ALL="C.UTF-8",
                SDL_VIDEODRIVER="offscreen")
-    r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp, timeout=120)
+    try:
+        r = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=tmp, timeout=60)
+    except subprocess.TimeoutExpired as e:  # a reader that blocks (a FIFO) is a failure like any other
+        r = subprocess.CompletedProcess(argv, -9, e.stdout or b"", (e.stderr or b"") + b"timed out after 60 s\n")
     return argv, r, path, out
 
 
@@ -137,7 +156,7 @@ def main():
                 err = r.stderr.decode("utf-8", errors="replace")
                 print(f"{no}\t{file}\t{command}\texit {r.returncode}\t{err[:400]!r}")
                 continue
-            made = {os.path.basename(path)} if file.startswith("@") and os.path.exists(path) else set()
+            made = {os.path.relpath(path, tmp).split(os.sep)[0]} if file.startswith("@") and os.path.lexists(path) else set()
             wrong = check(row, argv, r, path, out, tmp, made)
         if wrong:
             failures.extend(wrong)

@@ -398,6 +398,107 @@ class TestTraceOut(CliCase):
         self.assertFalse(os.path.exists(path))
 
 
+class TestWriteTargets(CliCase):
+    """--out never replaces what is not a regular file, writes through a
+    symbolic link, says why a write failed, and leaves no temporary file
+    behind when interrupted."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def writers(self, out):
+        base = os.path.join(SOURCE_DIR, "tests", "bad", "base")
+        return {
+            "trace": ("trace", "--src", SENTENCE, "--max-steps", "2", "--out", out),
+            "export": ("export", "--src", SENTENCE, "--stage", "dec.L1.cross_attn.weights", "--out", out),
+            "init": ("init", "--src-vocab", os.path.join(base, "src-vocab.txt"),
+                     "--tgt-vocab", os.path.join(base, "tgt-vocab.txt"), "--out", out),
+        }
+
+    def test_not_a_regular_file_is_left_alone(self):
+        targets = {"fifo": lambda p: os.mkfifo(p), "link-to-null": lambda p: os.symlink("/dev/null", p)}
+        if os.geteuid() == 0 and os.path.exists("/dev/full"):  # a copy of the device node, as cp -a makes
+            targets["full-copy"] = lambda p: os.mknod(p, 0o20666, os.stat("/dev/full").st_rdev)
+        for name, make in targets.items():
+            path = os.path.join(self.dir, name)
+            make(path)
+            before = os.lstat(path)
+            for cmd, args in self.writers(path).items():
+                with self.subTest(target=name, command=cmd):
+                    r = run(*args)
+                    self.assert_error(r, 1, words=("not a regular file",), names=(path,))
+                    after = os.lstat(path)
+                    self.assertEqual((after.st_ino, after.st_mode, after.st_rdev), (before.st_ino, before.st_mode, before.st_rdev),
+                                     f"expected: {path} left as it was")
+                    left = [n for n in os.listdir(self.dir) if ".tmp." in n]
+                    self.assertEqual(left, [], "expected: no temporary file left")
+
+    def test_link_is_written_through(self):
+        inner = os.path.join(self.dir, "files")
+        os.mkdir(inner)
+        for cmd, args in self.writers(os.path.join(self.dir, "link")).items():
+            with self.subTest(command=cmd):
+                real = os.path.join(inner, cmd + ".out")
+                with open(real, "wb") as f:
+                    f.write(b"old")
+                link = os.path.join(self.dir, "link")
+                if os.path.lexists(link):
+                    os.unlink(link)
+                os.symlink(os.path.join("files", cmd + ".out"), link)
+                self.assert_ok(run(*args))
+                self.assertTrue(os.path.islink(link), "expected: the link stays a link")
+                with open(real, "rb") as f:
+                    self.assertNotEqual(f.read(3), b"old", "expected: the file the link names replaced")
+                self.assertEqual(sorted(os.listdir(self.dir)), ["files", "link"], "expected: no temporary file left")
+                self.assertNotIn(".tmp.", " ".join(os.listdir(inner)), "expected: no temporary file left")
+
+    def test_failed_write_says_why(self):
+        import resource
+        import signal
+
+        def small_files():
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG, as a full disk with ENOSPC
+            resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+
+        path = os.path.join(self.dir, "out")
+        for cmd, args in self.writers(path).items():
+            with self.subTest(command=cmd):
+                with open(path, "wb") as f:
+                    f.write(b"precious")
+                r = subprocess.run([TRACER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=ENV, timeout=120,
+                                   preexec_fn=small_files)
+                self.assert_error(r, 1, words=(os.strerror(27),), names=(path,))  # EFBIG: File too large
+                with open(path, "rb") as f:
+                    self.assertEqual(f.read(), b"precious")
+                self.assertEqual(os.listdir(self.dir), ["out"], "expected: no temporary file left")
+
+    def test_interrupt_removes_temporary(self):
+        import signal
+        import time
+        env = dict(ENV, TRANSFORMER_TRACER_TEST_PAUSE_IN_WRITE="1")  # waits, the temporary file made, for a signal
+        path = os.path.join(self.dir, "out")
+        for cmd, args in self.writers(path).items():
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                with self.subTest(command=cmd, signal=sig.name):
+                    with open(path, "wb") as f:
+                        f.write(b"precious")
+                    p = subprocess.Popen([TRACER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                    deadline = time.monotonic() + 60
+                    while len(os.listdir(self.dir)) < 2 and time.monotonic() < deadline and p.poll() is None:
+                        time.sleep(0.01)
+                    self.assertEqual(len(os.listdir(self.dir)), 2, f"expected: a temporary file while writing, got: {os.listdir(self.dir)}")
+                    p.send_signal(sig)
+                    p.communicate(timeout=60)
+                    self.assertEqual(p.returncode, -sig, f"expected: ended by {sig.name}, got: {p.returncode}")
+                    self.assertEqual(os.listdir(self.dir), ["out"], "expected: no temporary file left")
+                    with open(path, "rb") as f:
+                        self.assertEqual(f.read(), b"precious")
+
+
 class TestSentences(CliCase):
     def test_empty(self):
         self.assert_error(run("translate", "--src", ""), 1, words=("empty",))

@@ -106,7 +106,7 @@ typedef struct {
 static void write_variant(const Model *m, const Variant *v, const char *path) {
     StWriter *w = st_writer_new();
     const char *keys[] = {"d_model", "nhead", "num_encoder_layers", "num_decoder_layers", "dim_feedforward", "layer_norm_eps",
-                          "max_len", "src_vocab", "tgt_vocab", "tied_generator", "norm_first", "activation"};
+                          "max_len", "src_vocab", "tgt_vocab", "tied_generator", "norm_first", "activation", "format"};
     char *src = voc_to_json(m->src), *tgt = voc_to_json(m->tgt);
     char vals[12][64];
     const Config *c = &m->cfg;
@@ -117,15 +117,16 @@ static void write_variant(const Model *m, const Variant *v, const char *path) {
     snprintf(vals[4], 64, "%d", c->d_ff);
     snprintf(vals[5], 64, "%g", (double)c->eps);
     snprintf(vals[6], 64, "%d", c->max_len);
-    const char *values[12] = {vals[0], vals[1], vals[2], vals[3], vals[4], vals[5], vals[6], src, tgt, c->tied ? "true" : "false", "false", "relu"};
-    for (int i = 0; i < 12; i++) {
+    const char *values[13] = {vals[0], vals[1], vals[2], vals[3], vals[4], vals[5], vals[6], src, tgt, c->tied ? "true" : "false", "false", "relu",
+                              "transformer-tracer-model/1"};
+    for (int i = 0; i < 13; i++) {
         bool hit = v->meta_key && !strcmp(keys[i], v->meta_key);
         if (hit && v->drop_meta) continue;
         st_writer_meta(w, keys[i], hit ? v->meta_value : values[i]);
     }
     if (v->meta_key && !v->drop_meta) {
         bool known = false;
-        for (int i = 0; i < 12; i++) known |= !strcmp(keys[i], v->meta_key);
+        for (int i = 0; i < 13; i++) known |= !strcmp(keys[i], v->meta_key);
         if (!known) st_writer_meta(w, v->meta_key, v->meta_value);
     }
     int n = mdl_params((Model *)m, NULL);
@@ -178,6 +179,15 @@ static void test_broken_models(void **state) {
         {"zero.st", .meta_key = "num_decoder_layers", .meta_value = "0", .expect = "num_decoder_layers is 0"},
         {"tiedboth.st", .meta_key = "tied_generator", .meta_value = "true", .expect = "also holds 'generator.weight'"},
         {"tiedbad.st", .meta_key = "tied_generator", .meta_value = "yes", .expect = "expected true or false"},
+        // the format entry names the format and its version
+        {"noformat.st", .meta_key = "format", .drop_meta = true,
+         .expect = "metadata has no \"format\"; this program reads \"transformer-tracer-model/1\" models"},
+        {"otherformat.st", .meta_key = "format", .meta_value = "gguf",
+         .expect = "format is \"gguf\", not a transformer-tracer model; this program reads \"transformer-tracer-model/1\""},
+        {"version2.st", .meta_key = "format", .meta_value = "transformer-tracer-model/2",
+         .expect = "format is \"transformer-tracer-model/2\", a version this program does not know; it reads \"transformer-tracer-model/1\""},
+        {"version10.st", .meta_key = "format", .meta_value = "transformer-tracer-model/10", .expect = "a version this program does not know"},
+        {"newline.st", .meta_key = "format", .meta_value = "transformer-tracer-model/1\nx", .expect = "format is \"transformer-tracer-model/1?x\""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char path[256];

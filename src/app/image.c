@@ -6,10 +6,22 @@
 
 #include "fileio.h"
 
+// libpng's errors come back by longjmp without being printed: the caller
+// says what failed, in one line.
+static void png_quiet_error(png_structp png, png_const_charp msg) {
+    (void)msg;
+    png_longjmp(png, 1);
+}
+
+static void png_quiet_warning(png_structp png, png_const_charp msg) {
+    (void)png;
+    (void)msg;
+}
+
 int img_save_png(const char *path, SDL_Surface *s, Error *err) {
     AtomicFile af;
     if (fio_atomic_open(&af, path, err)) return -1;
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, png_quiet_error, png_quiet_warning);
     png_infop info = png ? png_create_info_struct(png) : NULL;
     png_bytep row = malloc((size_t)s->w * 3);
     if (!png || !info || !row) {
@@ -21,6 +33,8 @@ int img_save_png(const char *path, SDL_Surface *s, Error *err) {
     if (setjmp(png_jmpbuf(png))) {  // libpng reports its errors by longjmp
         png_destroy_write_struct(&png, &info);
         free(row);
+        // a write that failed (a full disk): the commit says why and removes the temporary file
+        if (ferror(af.fp)) return fio_atomic_commit(&af, err) ? -1 : err_set(err, "%s: writing the PNG failed", path);
         fio_atomic_abort(&af);
         return err_set(err, "%s: writing the PNG failed", path);
     }

@@ -3,9 +3,12 @@
 
 #include "fileio.h"
 
+#include <assert.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,48 +16,86 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-// Reads all of an open stream (named path in messages) and closes it.
-static int read_stream(FILE *fp, const char *path, size_t max_bytes, char **data, size_t *len, Error *err) {
-    struct stat st;
-    if (fstat(fileno(fp), &st) != 0) {
-        err_set(err, "%s: cannot stat: %s", path, strerror(errno));
-        fclose(fp);
-        return -1;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        fclose(fp);
-        return err_set(err, "%s: is a directory, expected a file", path);
-    }
-    // The size is only a hint (pipes report 0, files may grow); the read loop decides.
-    if (S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size > max_bytes) {
-        fclose(fp);
-        return err_set(err, "%s: file is %jd bytes, larger than the limit of %zu bytes",
-                       path, (intmax_t)st.st_size, max_bytes);
-    }
-    size_t cap = S_ISREG(st.st_mode) && st.st_size > 0 ? (size_t)st.st_size + 1 : 65536;
-    if (cap > max_bytes && max_bytes < SIZE_MAX) cap = max_bytes + 1;
-    char *buf = malloc(cap);
-    if (!buf) {
-        fclose(fp);
-        return err_set(err, "%s: out of memory reading %zu bytes", path, cap);
-    }
+// What a path that is not a regular file is, for messages.
+static const char *file_kind(mode_t mode) {
+    if (S_ISDIR(mode)) return "a directory";
+    if (S_ISFIFO(mode)) return "a FIFO";
+    if (S_ISCHR(mode)) return "a character device";
+    if (S_ISBLK(mode)) return "a block device";
+    if (S_ISSOCK(mode)) return "a socket";
+    return "a special file";
+}
 
+// A limit in bytes and as people say it: "1048576 bytes (1 MiB)".
+static void format_limit(char *buf, size_t size, size_t bytes) {
+    static const char *const units[] = {"KiB", "MiB", "GiB"};
+    int u = -1;
+    size_t n = bytes;
+    while (u < 2 && n >= 1024 && n % 1024 == 0) {
+        n /= 1024;
+        u++;
+    }
+    if (u < 0) snprintf(buf, size, "%zu bytes", bytes);
+    else snprintf(buf, size, "%zu bytes (%zu %s)", bytes, n, units[u]);
+}
+
+static int too_large(const char *path, uintmax_t size, size_t max_bytes, Error *err) {
+    char limit[64];
+    format_limit(limit, sizeof limit, max_bytes);
+    if (size == UINTMAX_MAX) return err_set(err, "%s: file is larger than the limit of %s", path, limit);
+    return err_set(err, "%s: file is %ju bytes, larger than the limit of %s", path, size, limit);
+}
+
+// Opens path for reading only if it is a regular file of at most max_bytes:
+// a FIFO would block the open for ever, /dev/zero would never end, and a
+// folder cannot be read. *size is its size from fstat. Returns 0 or -1.
+static int open_regular(const char *path, size_t max_bytes, int *fd_out, size_t *size, Error *err) {
+    struct stat st;
+    // stat first, so that nothing else is ever opened (opening a device can act)
+    if (stat(path, &st) != 0) return err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode)) return err_set(err, "%s: is %s, not a regular file", path, file_kind(st.st_mode));
+    // O_NONBLOCK: should a FIFO have taken its place since, the open does not wait
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return err_set(err, "%s: cannot open: %s", path, strerror(errno));
+    int rc = 0;
+    if (fstat(fd, &st) != 0) rc = err_set(err, "%s: cannot stat: %s", path, strerror(errno));
+    else if (!S_ISREG(st.st_mode)) rc = err_set(err, "%s: is %s, not a regular file", path, file_kind(st.st_mode));
+    else if ((uintmax_t)st.st_size > max_bytes) rc = too_large(path, (uintmax_t)st.st_size, max_bytes, err);
+    if (rc) {
+        close(fd);
+        return rc;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0) (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    *fd_out = fd;
+    *size = (size_t)st.st_size;
+    return 0;
+}
+
+// Reads a regular file of size bytes (from fstat) into a NUL-terminated
+// buffer. A file that shrank meanwhile gives what is left; one that grew is
+// read on, up to max_bytes.
+static int read_fd(int fd, const char *path, size_t size, size_t max_bytes, char **data, size_t *len, Error *err) {
+    size_t cap = size + 1;
+    char *buf = malloc(cap);
+    if (!buf) return err_set(err, "%s: out of memory reading %zu bytes", path, cap);
     size_t used = 0;
     for (;;) {
-        if (used == cap - 1) {
-            // Full: at the end of a file read at its stat size, one probe tells
-            // "all of it" without doubling (and copying) the buffer.
-            int c = fgetc(fp);
-            if (c == EOF && ferror(fp)) {
-                err_set(err, "%s: cannot read: %s", path, strerror(errno));
-                goto fail;
-            }
-            if (c == EOF) break;
-            ungetc(c, fp);
-            if (used >= max_bytes) {
-                err_set(err, "%s: file is larger than the limit of %zu bytes", path, max_bytes);
-                goto fail;
-            }
+        // full: one byte more tells "all of it" from "it grew" without a bigger buffer
+        size_t want = used == cap - 1 ? 1 : cap - 1 - used;
+        ssize_t got = read(fd, buf + used, want);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            err_set(err, "%s: cannot read: %s", path, strerror(errno));
+            goto fail;
+        }
+        if (got == 0) break;
+        used += (size_t)got;
+        if (used > max_bytes) {
+            too_large(path, UINTMAX_MAX, max_bytes, err);
+            goto fail;
+        }
+        if (used == cap) {
             size_t grown = cap <= SIZE_MAX / 2 ? cap * 2 : SIZE_MAX;
             if (max_bytes < SIZE_MAX && grown > max_bytes + 1) grown = max_bytes + 1;
             char *bigger = realloc(buf, grown);
@@ -65,17 +106,7 @@ static int read_stream(FILE *fp, const char *path, size_t max_bytes, char **data
             buf = bigger;
             cap = grown;
         }
-        size_t got = fread(buf + used, 1, cap - 1 - used, fp);
-        used += got;
-        if (got == 0) {
-            if (ferror(fp)) {
-                err_set(err, "%s: cannot read: %s", path, strerror(errno));
-                goto fail;
-            }
-            break;
-        }
     }
-    fclose(fp);
     buf[used] = '\0';
     *data = buf;
     *len = used;
@@ -83,44 +114,40 @@ static int read_stream(FILE *fp, const char *path, size_t max_bytes, char **data
 
 fail:
     free(buf);
-    fclose(fp);
     return -1;
 }
 
 int fio_read_all(const char *path, size_t max_bytes, char **data, size_t *len, Error *err) {
     *data = NULL;
     *len = 0;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    return read_stream(fp, path, max_bytes, data, len, err);
+    int fd = -1;
+    size_t size = 0;
+    if (open_regular(path, max_bytes, &fd, &size, err)) return -1;
+    int rc = read_fd(fd, path, size, max_bytes, data, len, err);
+    close(fd);
+    return rc;
 }
 
 int fio_map(const char *path, size_t max_bytes, FioMap *m, Error *err) {
     *m = (FioMap){0};
-    int fd = open(path, O_RDONLY);
-    if (fd < 0) return err_set(err, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size <= max_bytes) {
+    int fd = -1;
+    size_t size = 0;
+    if (open_regular(path, max_bytes, &fd, &size, err)) return -1;
+    if (size > 0) {
         // MAP_POPULATE: the whole file is about to be read, so map it in one go
-        void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
         if (p != MAP_FAILED) {
             close(fd);
-            *m = (FioMap){p, (size_t)st.st_size, true};
+            *m = (FioMap){p, size, true};
             return 0;
         }
     }
-    // Not a regular file, empty, too large or not mappable: read it through
-    // the same descriptor (opening a pipe again would wait for a new writer),
-    // and the reader says what is wrong, if anything.
-    FILE *fp = fdopen(fd, "rb");
-    if (!fp) {
-        err_set(err, "%s: cannot read: %s", path, strerror(errno));
-        close(fd);
-        return -1;
-    }
+    // empty, or not mappable: read it
     char *data;
     size_t len;
-    if (read_stream(fp, path, max_bytes, &data, &len, err)) return -1;
+    int rc = read_fd(fd, path, size, max_bytes, &data, &len, err);
+    close(fd);
+    if (rc) return -1;
     *m = (FioMap){data, len, false};
     return 0;
 }
@@ -131,7 +158,54 @@ void fio_unmap(FioMap *m) {
     *m = (FioMap){0};
 }
 
+// The temporary files being written, for the signal handler to remove. A
+// handler may only read lock-free atomics; a slot holds the AtomicFile's own
+// tmp_path, set after the file is made and cleared before it is freed.
+#define TEMP_SLOTS 16
+static_assert(ATOMIC_POINTER_LOCK_FREE == 2, "the signal handler needs lock-free pointers");
+static _Atomic(char *) temp_files[TEMP_SLOTS];
+
+static void temp_register(char *tmp_path) {
+    for (int i = 0; i < TEMP_SLOTS; i++) {
+        char *empty = NULL;
+        if (atomic_compare_exchange_strong(&temp_files[i], &empty, tmp_path)) return;
+    }
+    // more writes at once than slots: this one is left behind on a signal
+}
+
+static void temp_unregister(char *tmp_path) {
+    for (int i = 0; i < TEMP_SLOTS; i++) {
+        char *mine = tmp_path;
+        if (atomic_compare_exchange_strong(&temp_files[i], &mine, NULL)) return;
+    }
+}
+
+// Async-signal-safe only: unlink, then the signal again with its default
+// action (SA_RESETHAND restored it), which ends the process as it would have.
+static void remove_temp_files(int sig) {
+    for (int i = 0; i < TEMP_SLOTS; i++) {
+        char *p = atomic_load(&temp_files[i]);
+        if (p) unlink(p);
+    }
+    raise(sig);
+}
+
+void fio_remove_temp_files_on_signal(void) {
+    static const int signals[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof signals / sizeof signals[0]; i++) {
+        struct sigaction old;
+        // a signal ignored by whoever started us (nohup, a background job) stays ignored
+        if (sigaction(signals[i], NULL, &old) != 0 || old.sa_handler == SIG_IGN) continue;
+        struct sigaction sa = {0};
+        sa.sa_handler = remove_temp_files;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        (void)sigaction(signals[i], &sa, NULL);
+    }
+}
+
 static void atomic_clear(AtomicFile *af) {
+    if (af->tmp_path) temp_unregister(af->tmp_path);
     free(af->path);
     free(af->tmp_path);
     af->fp = NULL;
@@ -139,32 +213,81 @@ static void atomic_clear(AtomicFile *af) {
     af->tmp_path = NULL;
 }
 
+// The file path names once symbolic links are followed (a copy of path when
+// it is no link), so that a write through a link replaces the file it names,
+// as editors do, not the link. A link to a missing file gives that file's name.
+static char *follow_links(const char *path, Error *err) {
+    char *cur = strdup(path);
+    for (int hops = 0; cur; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) return cur;
+        char link[4096];
+        ssize_t n = hops < 40 ? readlink(cur, link, sizeof link) : -1;
+        if (n < 0 || (size_t)n == sizeof link) {
+            if (hops >= 40) err_set(err, "%s: too many levels of symbolic links", path);
+            else if (n < 0) err_set(err, "%s: cannot read the symbolic link %s: %s", path, cur, strerror(errno));
+            else err_set(err, "%s: the symbolic link %s is too long", path, cur);
+            free(cur);
+            return NULL;
+        }
+        link[n] = '\0';
+        // a relative link is relative to the link's own folder
+        const char *slash = strrchr(cur, '/');
+        size_t dir_len = link[0] == '/' || !slash ? 0 : (size_t)(slash + 1 - cur);
+        char *next = malloc(dir_len + (size_t)n + 1);
+        if (next) {
+            memcpy(next, cur, dir_len);
+            memcpy(next + dir_len, link, (size_t)n + 1);
+        }
+        free(cur);
+        cur = next;
+    }
+    err_set(err, "%s: out of memory", path);
+    return NULL;
+}
+
+// Refuses to replace what is not a regular file: a device, a FIFO, a folder.
+static int check_target(const char *path, const char *target, const struct stat *st, Error *err) {
+    if (S_ISREG(st->st_mode)) return 0;
+    if (strcmp(path, target) == 0)
+        return err_set(err, "%s: is %s, not a regular file; it is left as it is", path, file_kind(st->st_mode));
+    return err_set(err, "%s: is a link to %s, which is %s, not a regular file; it is left as it is", path, target,
+                   file_kind(st->st_mode));
+}
+
 int fio_atomic_open(AtomicFile *af, const char *path, Error *err) {
     af->fp = NULL;
     af->path = NULL;
     af->tmp_path = NULL;
 
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
-    size_t dir_len = (size_t)(base - path);  // includes the trailing '/'
-    if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
-        return err_set(err, "%s: not a file name", path);
-    // a folder at the target would only fail at the final rename: say so now
+    char *target = follow_links(path, err);
+    if (!target) return -1;
+    const char *slash = strrchr(target, '/');
+    const char *base = slash ? slash + 1 : target;
+    size_t dir_len = (size_t)(base - target);  // includes the trailing '/'
+    if (*base == '\0' || strcmp(base, ".") == 0 || strcmp(base, "..") == 0) {
+        err_set(err, "%s: not a file name", path);
+        free(target);
+        return -1;
+    }
+    // what is there must be a regular file, said now rather than at the final rename
     struct stat st;
-    bool target_exists = stat(path, &st) == 0;
-    if (target_exists && S_ISDIR(st.st_mode)) return err_set(err, "%s: is a directory", path);
+    bool target_exists = lstat(target, &st) == 0;
+    if (target_exists && check_target(path, target, &st, err)) {
+        free(target);
+        return -1;
+    }
 
     // Same directory as the target, so rename() never crosses file systems.
     static const char suffix[] = ".tmp.XXXXXX";
     size_t base_len = strlen(base);
-    af->path = malloc(dir_len + base_len + 1);
+    af->path = target;
     af->tmp_path = malloc(dir_len + 1 + base_len + sizeof suffix);
-    if (!af->path || !af->tmp_path) {
+    if (!af->tmp_path) {
         atomic_clear(af);
         return err_set(err, "%s: out of memory", path);
     }
-    memcpy(af->path, path, dir_len + base_len + 1);
-    memcpy(af->tmp_path, path, dir_len);
+    memcpy(af->tmp_path, target, dir_len);
     af->tmp_path[dir_len] = '.';
     memcpy(af->tmp_path + dir_len + 1, base, base_len);
     memcpy(af->tmp_path + dir_len + 1 + base_len, suffix, sizeof suffix);
@@ -172,9 +295,12 @@ int fio_atomic_open(AtomicFile *af, const char *path, Error *err) {
     int fd = mkstemp(af->tmp_path);
     if (fd < 0) {
         err_set(err, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
+        free(af->tmp_path);  // not registered: nothing was made
+        af->tmp_path = NULL;
         atomic_clear(af);
         return -1;
     }
+    temp_register(af->tmp_path);
     // mkstemp makes the file 0600; keep the target's mode, or the usual 0644
     // for a new file. Failing here is not fatal: the data is what matters.
     mode_t mode = target_exists ? (st.st_mode & 07777) : 0644;
@@ -187,6 +313,8 @@ int fio_atomic_open(AtomicFile *af, const char *path, Error *err) {
         atomic_clear(af);
         return -1;
     }
+    // tests of interrupted writes: wait here, the temporary file made, for a signal
+    if (getenv("TRANSFORMER_TRACER_TEST_PAUSE_IN_WRITE")) pause();
     return 0;
 }
 
@@ -222,7 +350,13 @@ int fio_atomic_commit(AtomicFile *af, Error *err) {
     const char *path = af->path;
     int rc = 0;
     if (ferror(af->fp)) {
-        rc = err_set(err, "%s: write failed", path);
+        // stdio dropped what it could not write and kept no errno; the rest
+        // of the buffer, or one byte more, fails again and says why (the
+        // temporary file is removed anyway)
+        clearerr(af->fp);
+        int why = fflush(af->fp) != 0 ? errno : write(fileno(af->fp), "", 1) < 0 ? errno : 0;
+        if (why) rc = err_set(err, "%s: cannot write: %s", path, strerror(why));
+        else rc = err_set(err, "%s: cannot write: a write failed part-way", path);
     } else if (fflush(af->fp) != 0) {
         rc = err_set(err, "%s: cannot write: %s", path, strerror(errno));
     } else if (fsync(fileno(af->fp)) != 0) {
@@ -232,6 +366,10 @@ int fio_atomic_commit(AtomicFile *af, Error *err) {
     if (fclose(af->fp) != 0 && rc == 0)
         rc = err_set(err, "%s: cannot write: %s", path, strerror(errno));
     af->fp = NULL;
+    struct stat st;
+    if (rc == 0 && lstat(path, &st) == 0 && !S_ISREG(st.st_mode))  // put there while we wrote
+        rc = err_set(err, "%s: is now %s, not a regular file; it is left as it is", path,
+                     S_ISLNK(st.st_mode) ? "a symbolic link" : file_kind(st.st_mode));
     if (rc == 0 && rename(af->tmp_path, path) != 0)
         rc = err_set(err, "%s: cannot replace the file: %s", path, strerror(errno));
     if (rc != 0)

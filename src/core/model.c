@@ -241,7 +241,26 @@ static Vocab *meta_vocab(const StFile *f, const char *key, Error *err) {
     return v;
 }
 
+// The format entry names the format and its version (docs/MODEL_FORMAT.md).
+static int check_format(const StFile *f, Error *err) {
+    static const char want[] = "transformer-tracer-model/1";
+    const char *s = st_meta(f, "format");
+    if (!s) return err_set(err, "metadata has no \"format\"; this program reads \"%s\" models", want);
+    if (!strcmp(s, want)) return 0;
+    // shown as printable ASCII, at most 40 bytes: the message stays one line
+    char shown[48];
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && n < 40; p++) shown[n++] = *p >= 0x20 && *p < 0x7f ? (char)*p : '?';
+    shown[n] = '\0';
+    if (strlen(s) > 40) strcat(shown, "...");
+    size_t family = sizeof want - 2;  // "transformer-tracer-model/"
+    if (!strncmp(s, want, family))
+        return err_set(err, "format is \"%s\", a version this program does not know; it reads \"%s\"", shown, want);
+    return err_set(err, "format is \"%s\", not a transformer-tracer model; this program reads \"%s\"", shown, want);
+}
+
 static Model *load_from(const StFile *f, Error *err) {
+    if (check_format(f, err)) return NULL;
     Config c = {0};
     if (meta_int(f, "d_model", &c.d_model, err) || meta_int(f, "nhead", &c.nhead, err) ||
         meta_int(f, "num_encoder_layers", &c.n_enc, err) || meta_int(f, "num_decoder_layers", &c.n_dec, err) ||

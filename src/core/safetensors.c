@@ -13,10 +13,11 @@
 #include "fileio.h"
 #include "json.h"
 
+// The paper's big model (213M parameters as F32, 850 MB) with room to spare.
 #if SIZE_MAX > 0xFFFFFFFFu
-#define ST_MAX_FILE_BYTES ((size_t)4 << 30)
+#define ST_MAX_FILE_BYTES ((size_t)2 << 30)
 #else
-#define ST_MAX_FILE_BYTES SIZE_MAX
+#define ST_MAX_FILE_BYTES ((size_t)1 << 30)
 #endif
 #define ST_MAX_HEADER_BYTES ((uint64_t)100 * 1000 * 1000)
 // Doubles hold every integer up to 2^53 exactly; larger ones were rounded.
@@ -24,9 +25,9 @@
 
 struct StFile {
     char *path;
-    FioMap file;             // whole file, mapped: 8-byte length, header, buffer
-    const char *data;        // file.data
-    size_t len;              // file.len
+    char *data;              // whole file, read (not mapped: a file cut short
+                             // while mapped would fault): length, header, buffer
+    size_t len;
     const unsigned char *buffer;  // data + 8 + header length
     size_t buffer_len;
     Json *header;
@@ -261,9 +262,7 @@ StFile *st_open(const char *path, Error *err) {
         goto fail;
     }
     strcpy(f->path, path);
-    if (fio_map(path, ST_MAX_FILE_BYTES, &f->file, err) != 0) goto fail;
-    f->data = f->file.data;
-    f->len = f->file.len;
+    if (fio_read_all(path, ST_MAX_FILE_BYTES, &f->data, &f->len, err) != 0) goto fail;
     if (f->len < 8) {
         err_set(err, "%s: file is %zu bytes, too short for the 8-byte header length", path, f->len);
         goto fail;
@@ -299,7 +298,7 @@ fail:
 void st_free(StFile *f) {
     if (!f) return;
     free(f->path);
-    fio_unmap(&f->file);
+    free(f->data);
     json_free(f->header);
     free(f->tensors);
     free(f);

@@ -11,7 +11,7 @@
 
 // Longest line accepted, in bytes (without the line end), and largest file.
 #define SL_MAX_LINE_BYTES 1000
-#define SL_MAX_FILE_BYTES (16L << 20)
+#define SL_MAX_FILE_BYTES (4L << 20)  // thousands of sentences; a class list is a few dozen
 
 typedef struct SentenceList SentenceList;
 
