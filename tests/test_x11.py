@@ -90,7 +90,9 @@ class Window:
         self.d, self.keep, self.name, self.shots = display, keep, name, 0
         self.err = tempfile.TemporaryFile()
         self.proc = subprocess.Popen([tracer, *args], env=display.env, stdout=subprocess.DEVNULL, stderr=self.err)
-        ids = wait_for("the window to appear", lambda: self.alive() and display.run("xdotool", "search", "--name", TITLE).split())
+        # this process's window (SDL sets _NET_WM_PID): not one of an earlier run the server has not yet destroyed
+        ids = wait_for("the window to appear", lambda: self.alive() and display.run(
+            "xdotool", "search", "--all", "--pid", str(self.proc.pid), "--name", TITLE).split())
         self.id = ids[0]
         self.focus()
         self.expect_drawn("the first frame")
