@@ -339,49 +339,32 @@ static void test_arrows_home_end(void **state) {
     expect_int("step after Home", app_step(a), 0);
 }
 
-// The last step of each stage (docs/TRACE.md): after one of them, the next stage begins.
-static bool ends_stage(const Step *s) {
-    static const char *const ends[] = {"src.tokens", "src.input", "enc.norm1", "enc.norm2", "enc.output", "dec.tokens",
-                                       "dec.input", "dec.look_ahead_mask", "dec.norm1", "dec.norm2", "dec.norm3", "dec.output",
-                                       "dec.probs", "dec.top_k", "dec.choice", "dec.beam", "dec.loss"};
-    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++)
-        if (!strcmp(s->name, ends[i])) return true;
-    return false;
-}
-
+// Shift+arrows go from stop to stop of the stage table (a sub-layer's scores,
+// weights and output, each part's input and result) on the head shown; the
+// whole walk is test_shift_walk_stops.
 static void test_shift_arrows_go_by_stage(void **state) {
     App *a = ((Fixture *)*state)->a;
-    const Trace *t = app_trace(a);
-    int n = trace_count(t), starts[4096], n_starts = 0;
-    // forward to the end, one stage at a time: each landing is the step after a stage's end, and none was skipped
-    for (int guard = 0; guard < n && app_step(a) < n - 1; guard++) {
-        int from = app_step(a);
-        key(a, SDLK_RIGHT, KMOD_LSHIFT);
-        int to = app_step(a);
-        if (to <= from) fail_msg("Shift+→ from step %d: expected a later step, got: %d", from, to);
-        if (to < n - 1 && !ends_stage(trace_step(t, to - 1)))
-            fail_msg("Shift+→ from %d landed on %d, whose previous step %s ends no stage", from, to, trace_step(t, to - 1)->name);
-        for (int i = from; i < to - 1; i++)
-            if (ends_stage(trace_step(t, i))) fail_msg("Shift+→ from %d to %d skipped the stage starting at %d", from, to, i + 1);
-        if (n_starts < 4096) starts[n_starts++] = to;
-    }
-    expect_int("Shift+→ ends at the last step", app_step(a), n - 1);
-    char id[128];
-    expect_str("first stage start", trace_stage_id(trace_step(t, starts[0]), id, sizeof id), "src.embed");
-    expect_str("second stage start", trace_stage_id(trace_step(t, starts[1]), id, sizeof id), "enc.L1.self_attn.q");
-    expect_str("third stage start", trace_stage_id(trace_step(t, starts[2]), id, sizeof id), "enc.L1.ffn.hidden");
-    // back again: from a stage's start, Shift+← goes to the previous stage's start
-    app_set_step(a, starts[2]);
+    key(a, SDLK_RIGHT, KMOD_LSHIFT);
+    expect_stage(a, "src.input", 0);
+    key(a, SDLK_RIGHT, KMOD_LSHIFT);
+    expect_stage(a, "enc.L1.self_attn.scores", 1);
+    key(a, SDLK_RIGHT, KMOD_LSHIFT);
+    expect_stage(a, "enc.L1.self_attn.weights", 1);
+    key(a, SDLK_RIGHT, KMOD_LSHIFT);
+    expect_stage(a, "enc.L1.self_attn.out_proj", 0);
     key(a, SDLK_LEFT, KMOD_LSHIFT);
-    expect_int("Shift+← from the third stage", app_step(a), starts[1]);
+    expect_stage(a, "enc.L1.self_attn.weights", 1);
+    // from a step that is no stop, Shift+← goes to the stop before it
+    key(a, SDLK_RIGHT, KMOD_NONE);
+    expect_stage(a, "enc.L1.self_attn.head_out", 1);
     key(a, SDLK_LEFT, KMOD_LSHIFT);
-    expect_int("Shift+← from the second stage", app_step(a), starts[0]);
+    expect_stage(a, "enc.L1.self_attn.weights", 1);
     key(a, SDLK_LEFT, KMOD_LSHIFT);
-    expect_int("Shift+← from the first stage", app_step(a), 0);
-    // from inside a stage, Shift+← goes to its start
-    app_set_step(a, starts[2] + 2);
     key(a, SDLK_LEFT, KMOD_LSHIFT);
-    expect_int("Shift+← from inside a stage", app_step(a), starts[2]);
+    key(a, SDLK_LEFT, KMOD_LSHIFT);
+    expect_int("Shift+← back at the first step", app_step(a), 0);
+    key(a, SDLK_LEFT, KMOD_LSHIFT);
+    expect_int("Shift+← at the first step", app_step(a), 0);
 }
 
 static void test_page_keys_change_layer(void **state) {
@@ -1587,6 +1570,86 @@ static void test_script_reports_failures(void **state) {
     expect_int("window_run with a missing script", window_run(&o), 1);
 }
 
+// ---- Shift+→ across a whole trace ------------------------------------------------
+
+// Walks Shift+→ from the first step to the last on head h, then Shift+← back:
+// it lands on every stop of the stage table on that head (and on the head-less
+// ones), in order, and only on them; every sub-layer's scores, weights and
+// out_proj of every layer and decoding step is among them.
+static void walk_stops(App *a, int h) {
+    const Trace *t = app_trace(a);
+    int n = trace_count(t);
+    int *want = calloc((size_t)n, sizeof *want), *got = calloc((size_t)n, sizeof *got), n_want = 0, n_got = 0;
+    assert_non_null(want);
+    assert_non_null(got);
+    for (int i = 1; i < n; i++) {
+        const StageInfo *st = trace_step(t, i)->stage;
+        if (st->stop && (!st->per_head || trace_step(t, i)->head == h)) want[n_want++] = i;
+    }
+    go_to(a, "enc.L1.self_attn.q", h, 0);  // the head to stay on
+    app_set_step(a, 0);
+    while (n_got < n) {
+        int from = app_step(a);
+        key(a, SDLK_RIGHT, KMOD_LSHIFT);
+        if (app_step(a) == from) break;
+        got[n_got++] = app_step(a);
+    }
+    expect_int("Shift+→ stops", n_got, n_want);
+    for (int i = 0; i < n_got && i < n_want; i++)
+        if (got[i] != want[i]) {
+            char id[128];
+            fail_msg("Shift+→ stop %d: expected: step %d (%s head %d), got: step %d (%s head %d)", i, want[i],
+                     trace_stage_id(trace_step(t, want[i]), id, sizeof id), trace_step(t, want[i])->head, got[i],
+                     trace_stage_id(trace_step(t, got[i]), id + 64, 64), trace_step(t, got[i])->head);
+        }
+    // every sub-layer's scores, weights and output, at every layer and decoding step
+    static const char *const enc[] = {"self_attn.scores", "self_attn.weights", "self_attn.out_proj", "norm1", "ffn.out", "norm2"};
+    static const char *const dec[] = {"self_attn.scores", "self_attn.masked_scores", "self_attn.weights", "self_attn.out_proj", "norm1",
+                                      "cross_attn.scores", "cross_attn.weights", "cross_attn.out_proj", "norm2", "ffn.out", "norm3"};
+    const Model *m = app_model(a);
+    int last_dstep = 0, checked = 0;
+    for (int i = 0; i < n; i++) last_dstep = trace_step(t, i)->dstep > last_dstep ? trace_step(t, i)->dstep : last_dstep;
+    for (int d = 0; d <= last_dstep; d++)
+        for (int part = 0; part < 2; part++)
+            for (int l = 1; l <= (part ? m->cfg.n_dec : d ? 0 : m->cfg.n_enc); l++)
+                for (size_t k = 0; k < (part ? sizeof dec / sizeof *dec : sizeof enc / sizeof *enc); k++) {
+                    char id[128];
+                    snprintf(id, sizeof id, "%s.L%d.%s", part ? "dec" : "enc", l, part ? dec[k] : enc[k]);
+                    int layer;
+                    const StageInfo *st = stage_parse_id(id, &layer);
+                    assert_non_null(st);
+                    int i = trace_find(t, id, st->per_head ? h : 0, part ? d : 0);
+                    if (i < 0) continue;  // the encoder is there once; a decoding step that does not run the decoder
+                    bool found = false;
+                    for (int j = 0; j < n_got && !found; j++) found = got[j] == i;
+                    if (!found) fail_msg("Shift+→ skipped %s head %d decoding step %d (step %d)", id, h, d, i);
+                    checked++;
+                }
+    if (checked < 6 * m->cfg.n_enc + 11 * m->cfg.n_dec) fail_msg("expected: every sub-layer checked, got: %d stops", checked);
+    // and back through the same stops
+    int back = n_got - 2;
+    app_set_step(a, got[n_got - 1]);
+    for (; back >= 0; back--) {
+        key(a, SDLK_LEFT, KMOD_LSHIFT);
+        if (app_step(a) != got[back]) fail_msg("Shift+← %d: expected: step %d, got: %d", n_got - 1 - back, got[back], app_step(a));
+    }
+    key(a, SDLK_LEFT, KMOD_LSHIFT);
+    expect_int("Shift+← ends at the first step", app_step(a), 0);
+    free(want);
+    free(got);
+}
+
+static void test_shift_walk_stops(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    walk_stops(a, 1);
+    walk_stops(a, 3);
+    DecodeOptions d = *app_decode(a);
+    d.mode = DECODE_BEAM;
+    d.beam_width = 3;
+    expect_int("beam search", app_set_decode(a, &d), 0);
+    walk_stops(a, 2);
+}
+
 int main(void) {
     Error err;
     // video for the clipboard (Ctrl+V); never a window on the screen
@@ -1647,6 +1710,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_set_model_and_decode, setup, teardown),
         cmocka_unit_test(test_teacher_forcing_window),
         cmocka_unit_test_setup_teardown(test_csv_quotes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_shift_walk_stops, setup, teardown),
         cmocka_unit_test(test_script_reports_failures),  // last: window_run ends with SDL_Quit
     };
     enum { N_BEHAVIOUR = sizeof behaviour / sizeof *behaviour };

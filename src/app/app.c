@@ -45,6 +45,7 @@ struct App {
     char composition[256];      // IME text being composed, drawn in place
     bool editing;
     int step;
+    int last_head;              // the head last shown: Shift+arrows keep it over head-less steps
     bool playing;
     Uint32 last_tick;
     int speed_ms;
@@ -401,31 +402,32 @@ void app_set_step(App *a, int step) {
     int n = trace_count(a->t);
     a->step = step < 0 ? 0 : step >= n ? n - 1 : step;
     a->hover_row = a->hover_col = -1;
+    if (trace_step(a->t, a->step)->head) a->last_head = trace_step(a->t, a->step)->head;
 }
 
 // ---- navigation ----------------------------------------------------------
 
-// The last step of a stage: after it, "next stage" begins.
-static bool ends_stage(const Step *s) {
-    static const char *const ends[] = {"src.tokens", "src.input", "enc.norm1", "enc.norm2", "enc.output", "dec.tokens", "dec.input",
-                                       "dec.look_ahead_mask", "dec.norm1", "dec.norm2", "dec.norm3", "dec.output", "dec.probs",
-                                       "dec.top_k", "dec.choice", "dec.beam", "dec.loss"};
-    for (size_t i = 0; i < sizeof ends / sizeof *ends; i++)
-        if (!strcmp(s->name, ends[i])) return true;
-    return false;
+// The head Shift+arrows stay on: the step's own, else the last one shown
+// (head 1 before any), so that head-less stops do not lose it.
+static int nav_head(const App *a) {
+    int head = trace_step(a->t, a->step)->head;
+    if (!head) head = a->last_head;
+    return head >= 1 && head <= a->m->cfg.nhead ? head : 1;
 }
 
-static void next_stage(App *a) {
-    int n = trace_count(a->t), i = a->step;
-    while (i < n - 1 && !ends_stage(trace_step(a->t, i))) i++;
-    app_set_step(a, i + 1);
-}
-
-static void prev_stage(App *a) {
-    int i = a->step - 1;
-    // back over the previous stage's end to its start
-    while (i > 0 && !ends_stage(trace_step(a->t, i - 1))) i--;
-    app_set_step(a, i);
+// Shift+→ (dir 1) and Shift+← (dir −1): the nearest step that way whose stage
+// is a stop (stage.h), skipping other heads' steps; the last or first step
+// when there is none.
+static void go_stop(App *a, int dir) {
+    int n = trace_count(a->t), head = nav_head(a);
+    for (int i = a->step + dir; i >= 0 && i < n; i += dir) {
+        const Step *s = trace_step(a->t, i);
+        if (s->stage->stop && (!s->stage->per_head || s->head == head)) {
+            app_set_step(a, i);
+            return;
+        }
+    }
+    app_set_step(a, dir > 0 ? n - 1 : 0);
 }
 
 // The same stage at another head or layer, if the trace has it.
@@ -1024,11 +1026,11 @@ static bool key_down(App *a, const SDL_KeyboardEvent *k) {
     switch (sym) {
     case SDLK_RIGHT:
         if (alt) app_list_go(a, 1);
-        else shift ? next_stage(a) : app_set_step(a, a->step + 1);
+        else shift ? go_stop(a, 1) : app_set_step(a, a->step + 1);
         return true;
     case SDLK_LEFT:
         if (alt) app_list_go(a, -1);
-        else shift ? prev_stage(a) : app_set_step(a, a->step - 1);
+        else shift ? go_stop(a, -1) : app_set_step(a, a->step - 1);
         return true;
     case SDLK_HOME: app_set_step(a, 0); return true;
     case SDLK_END: app_set_step(a, trace_count(a->t) - 1); return true;
@@ -1618,7 +1620,7 @@ void app_draw(App *a) {
     const Step *s = trace_step(a->t, a->step);
     int chips_y = a->text_box.y + a->text_box.h + pad / 2;
     a->n_chips[0] = a->n_chips[1] = 0;
-    if (s->layer) draw_chips(a, pad, chips_y, 0, s->name[0] == 'e' ? a->m->cfg.n_enc : a->m->cfg.n_dec, s->layer, "L");
+    if (s->layer) draw_chips(a, pad, chips_y, 0, s->stage->part == STAGE_ENCODER ? a->m->cfg.n_enc : a->m->cfg.n_dec, s->layer, "L");
     if (s->head) draw_chips(a, W / 4, chips_y, 1, a->m->cfg.nhead, s->head, "H");
     int switches_end = draw_switches(a, a->n_chips[1] ? a->chips[1][a->n_chips[1] - 1].x + a->chips[1][a->n_chips[1] - 1].w + 2 * pad : W / 4, chips_y);
     char pos[64];
