@@ -1,49 +1,12 @@
-#include "trace.h"
-
+// The trace: the plan of one allocation, recording, and the forward pass.
+// The decoding strategies are in decode.c, the JSON writer in trace_json.c.
 #include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json.h"
 #include "ops.h"
-#include "rng.h"
-
-struct Trace {
-    const Model *model;
-    DecodeOptions opt;
-    Step *steps;            // n_steps of cap_steps
-    int n_steps, cap_steps;
-    float *floats;          // data of every step
-    size_t n_floats, cap_floats;
-    const char **labels;    // label arrays of every step
-    size_t n_labels, cap_labels;
-    char *chars;            // label strings made for the trace (beam hypotheses)
-    size_t n_chars, cap_chars;
-    int *src_ids;           // the source's src_n tokens, then <pad> up to opt.pad_to
-    int src_n;
-    int *out_ids;           // out_n generated tokens (cap: max_steps)
-    int out_n;
-    float mean_loss;
-    size_t bytes;
-};
-
-// Run state: what the forward pass needs besides the trace.
-typedef struct {
-    Trace *tr;
-    const Model *m;
-    bool record;            // false: values go to scratch and are not kept
-    float *scratch;         // for passes that are not recorded
-    size_t n_scratch, cap_scratch;
-    float *qkv;             // full Q, K and V projections: 3 × rows × E
-    float *pe;              // positional encoding for the longest sequence
-    float *cross_kv;        // the memory's cross-attention K then V per decoder layer: (L, 2, n, E)
-    const float *key_padding_mask;  // src.padding_mask's data: 0 for a token, −inf for <pad> (n); NULL: padding is off
-    const char *const *vocab_labels;  // the target vocabulary by id: columns of logits and probabilities
-    int layer, head, dstep;
-    int first_row;          // incremental pass: rows below it are copied from the previous pass; 0: none
-    int prev_step;          // incremental pass: the previous pass's step that matches the next emit
-} Ctx;
+#include "trace_private.h"
 
 // ---- sizes -----------------------------------------------------------------
 // Upper bounds of what a run records, computed from the config alone, so
@@ -136,10 +99,23 @@ static void copy_prev_rows(float *data, int cols, const Step *prev) {
         memcpy(data + (size_t)r * cols, prev->data + (size_t)r * prev->cols, (size_t)prev->cols * sizeof *data);
 }
 
-// Allocates a step's data: in the trace when recording, else in scratch.
-// tpl gives everything but the layer, head and step, taken from the context.
-// In an incremental pass the data starts as the previous pass's values.
-static float *emit(Ctx *c, Step tpl) {
+// The stage row of a step's name. The names are the call sites' string
+// literals, so a table keyed by their address finds each row in the stage
+// table once per run, not at every step (stage_find compares strings).
+static const StageInfo *stage_of(Ctx *c, const char *name) {
+    size_t h = (size_t)(((uint64_t)(uintptr_t)name * 0x9E3779B97F4A7C15u) >> 57);  // 7 bits
+    for (size_t i = 0; i < TRACE_STAGE_CACHE; i++) {
+        size_t at = (h + i) % TRACE_STAGE_CACHE;
+        if (c->stage_cache[at].name == name) return c->stage_cache[at].stage;
+        if (!c->stage_cache[at].name) {
+            c->stage_cache[at].name = name;
+            return c->stage_cache[at].stage = stage_find(name);
+        }
+    }
+    return stage_find(name);
+}
+
+float *trace_emit(Ctx *c, Step tpl) {
     size_t count = (size_t)tpl.rows * (size_t)tpl.cols;
     if (!c->record) {
         assert(c->n_scratch + count <= c->cap_scratch && "scratch plan too small");
@@ -153,7 +129,7 @@ static float *emit(Ctx *c, Step tpl) {
     tpl.layer = c->layer;
     tpl.head = c->head;
     tpl.dstep = c->dstep;
-    tpl.stage = stage_find(tpl.name);
+    tpl.stage = stage_of(c, tpl.name);
     assert(tpl.stage && "a stage missing from the stage table (stage.c)");
     tpl.kind = tpl.stage->kind;
     tpl.data = tr->floats + tr->n_floats;
@@ -161,7 +137,7 @@ static float *emit(Ctx *c, Step tpl) {
     if (c->first_row > 0) {
         // the k-th step of this pass is the k-th of the previous pass, one position longer
         const Step *prev = &tr->steps[c->prev_step++];
-        assert(!strcmp(prev->name, tpl.name) && prev->layer == tpl.layer && prev->head == tpl.head &&
+        assert(prev->stage == tpl.stage && prev->layer == tpl.layer && prev->head == tpl.head &&
                "incremental pass out of step with the previous pass");
         assert(prev->rows <= tpl.rows && prev->cols <= tpl.cols);
         copy_prev_rows(tpl.data, tpl.cols, prev);
@@ -170,7 +146,7 @@ static float *emit(Ctx *c, Step tpl) {
     return tpl.data;
 }
 
-static const char **new_labels(Ctx *c, size_t count) {
+const char **trace_new_labels(Ctx *c, size_t count) {
     if (!c->record) return NULL;
     Trace *tr = c->tr;
     assert(tr->n_labels + count <= tr->cap_labels && "trace plan too small (labels)");
@@ -179,8 +155,8 @@ static const char **new_labels(Ctx *c, size_t count) {
     return p;
 }
 
-static const char **token_labels(Ctx *c, const Vocab *v, const int *ids, int n) {
-    const char **l = new_labels(c, (size_t)n);
+const char **trace_token_labels(Ctx *c, const Vocab *v, const int *ids, int n) {
+    const char **l = trace_new_labels(c, (size_t)n);
     if (l)
         for (int i = 0; i < n; i++) l[i] = voc_token(v, ids[i]);
     return l;
@@ -202,14 +178,6 @@ static const AttnNames dec_cross = {"dec.cross_attn.q", "dec.cross_attn.k", "dec
                                     "dec.cross_attn.masked_scores", "dec.cross_attn.weights", "dec.cross_attn.head_out",
                                     "dec.cross_attn.concat", "dec.cross_attn.out_proj"};
 
-// A sequence's values with its labels and symbolic length, e.g. "n".
-typedef struct {
-    const float *x;
-    int len;
-    const char *const *labels;
-    const char *sym;
-} Seq;
-
 // out = scores + mask + key_mask in rows [i0, i1) and columns [j0, nk); mask
 // (rows × nk) and key_mask (one row of nk, added to every row) may be NULL.
 static void add_masks(float *out, const float *scores, const float *mask, const float *key_mask, int nk, int i0, int i1, int j0) {
@@ -224,7 +192,7 @@ static void add_masks(float *out, const float *scores, const float *mask, const 
 // look-ahead mask, q.len × kv.len) and key_mask (the key padding mask, one row
 // of kv.len) are added to the scores when given. kv_proj, when given, holds
 // kv's K and V projections (2 × kv.len × E), made once per run. Query rows
-// below c->first_row are the previous pass's (see emit); only the later rows
+// below c->first_row are the previous pass's (see trace_emit); only the later rows
 // are computed, and the old rows' scores against keys new in this pass.
 // Returns the output projection (q.len × E).
 static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q, Seq kv, const float *mask, const float *key_mask,
@@ -263,16 +231,16 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
     assert(H <= 256);
     for (int h = 0; h < H; h++) {
         c->head = h + 1;
-        float *qh = emit(c, (Step){.name = nm->q, .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
+        float *qh = trace_emit(c, (Step){.name = nm->q, .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
                                    .formula = "Q_h = X·W_Q,h + b_Q,h", .row_labels = q.labels});
-        float *kh = emit(c, (Step){.name = nm->k, .rows = nk, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
+        float *kh = trace_emit(c, (Step){.name = nm->k, .rows = nk, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
                                    .formula = "K_h = X·W_K,h + b_K,h", .row_labels = kv.labels});
-        float *vh = emit(c, (Step){.name = nm->v, .rows = nk, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
+        float *vh = trace_emit(c, (Step){.name = nm->v, .rows = nk, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
                                    .formula = "V_h = X·W_V,h + b_V,h", .row_labels = kv.labels});
         op_slice_cols(qh + (size_t)r0 * dk, Q + (size_t)r0 * E, new_q, E, h * dk, dk);
         op_slice_cols(kh + (size_t)k0 * dk, K + (size_t)k0 * E, new_k, E, h * dk, dk);
         op_slice_cols(vh + (size_t)k0 * dk, V + (size_t)k0 * E, new_k, E, h * dk, dk);
-        float *scores = emit(c, (Step){.name = nm->scores, .rows = q.len, .cols = nk, .sym_rows = q.sym,
+        float *scores = trace_emit(c, (Step){.name = nm->scores, .rows = q.len, .cols = nk, .sym_rows = q.sym,
                                        .sym_cols = kv.sym, .formula = "Q_h·K_hᵀ / √d_k", .row_labels = q.labels, .col_labels = kv.labels});
         op_matmul_nt(scores + (size_t)r0 * nk, qh + (size_t)r0 * dk, kh, new_q, dk, nk, scale);
         // the old rows against the new keys: masked below, but the raw scores show them
@@ -281,7 +249,7 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
         const float *to_softmax = scores;
         if (masks) {
             assert(nm->masked);
-            float *masked = emit(c, (Step){.name = nm->masked, .rows = q.len, .cols = nk, .sym_rows = q.sym,
+            float *masked = trace_emit(c, (Step){.name = nm->masked, .rows = q.len, .cols = nk, .sym_rows = q.sym,
                                            .sym_cols = kv.sym, .formula = masked_formulas[masks], .row_labels = q.labels,
                                            .col_labels = kv.labels});
             // the new rows against every key, then the old rows against the new keys
@@ -290,7 +258,7 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
             to_softmax = masked;
         }
         // masked keys get weight exactly 0: exp(−∞) is 0
-        float *weights = emit(c, (Step){.name = nm->weights, .rows = q.len, .cols = nk, .sym_rows = q.sym,
+        float *weights = trace_emit(c, (Step){.name = nm->weights, .rows = q.len, .cols = nk, .sym_rows = q.sym,
                                         .sym_cols = kv.sym, .formula = weights_formulas[masks], .row_labels = q.labels,
                                         .col_labels = kv.labels});
         op_softmax_rows(weights + (size_t)r0 * nk, to_softmax + (size_t)r0 * nk, new_q, nk);
@@ -301,15 +269,15 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
                 assert(!(to_softmax[(size_t)i * nk + j] > -INFINITY) && "an old row sees a new key");
                 weights[(size_t)i * nk + j] = 0.0f;
             }
-        heads[h] = emit(c, (Step){.name = nm->head_out, .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
+        heads[h] = trace_emit(c, (Step){.name = nm->head_out, .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
                                   .formula = "head_h = A_h·V_h", .row_labels = q.labels});
         op_matmul_nn(heads[h] + (size_t)r0 * dk, weights + (size_t)r0 * nk, vh, new_q, nk, dk);
     }
     c->head = 0;
-    concat = emit(c, (Step){.name = nm->concat, .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
+    concat = trace_emit(c, (Step){.name = nm->concat, .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
                             .formula = "Concat(head_1, …, head_h)", .row_labels = q.labels});
     for (int h = 0; h < H; h++) op_put_cols(concat + (size_t)r0 * E, heads[h] + (size_t)r0 * dk, new_q, E, h * dk, dk);
-    float *out = emit(c, (Step){.name = nm->out_proj, .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
+    float *out = trace_emit(c, (Step){.name = nm->out_proj, .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
                                 .formula = "Concat(heads)·W_O + b_O", .row_labels = q.labels});
     op_linear(out + (size_t)r0 * E, concat + (size_t)r0 * E, a->out_proj_w, a->out_proj_b, new_q, E, E);
     return out;
@@ -321,10 +289,10 @@ static float *add_norm(Ctx *c, const char *res_name, const char *norm_name, cons
                        const float *gamma, const float *beta) {
     int E = c->m->cfg.d_model, r0 = c->first_row;
     size_t at = (size_t)r0 * E;
-    float *res = emit(c, (Step){.name = res_name, .rows = x.len, .cols = E, .sym_rows = x.sym, .sym_cols = "d_model",
+    float *res = trace_emit(c, (Step){.name = res_name, .rows = x.len, .cols = E, .sym_rows = x.sym, .sym_cols = "d_model",
                                 .formula = res_formula, .row_labels = x.labels});
     op_add(res + at, x.x + at, sub + at, (x.len - r0) * E);
-    float *norm = emit(c, (Step){.name = norm_name, .rows = x.len, .cols = E, .sym_rows = x.sym, .sym_cols = "d_model",
+    float *norm = trace_emit(c, (Step){.name = norm_name, .rows = x.len, .cols = E, .sym_rows = x.sym, .sym_cols = "d_model",
                                  .formula = "LayerNorm(x) = γ·(x − μ)/√(σ² + ε) + β", .row_labels = x.labels});
     op_layernorm(norm + at, res + at, gamma, beta, x.len - r0, E, c->m->cfg.eps);
     return norm;
@@ -334,12 +302,12 @@ static float *ffn(Ctx *c, const char *hidden_name, const char *out_name, Seq x, 
                   const float *b2) {
     const Config *cfg = &c->m->cfg;
     int E = cfg->d_model, F = cfg->d_ff, r0 = c->first_row, rows = x.len - r0;
-    float *hidden = emit(c, (Step){.name = hidden_name, .rows = x.len, .cols = F, .sym_rows = x.sym,
+    float *hidden = trace_emit(c, (Step){.name = hidden_name, .rows = x.len, .cols = F, .sym_rows = x.sym,
                                    .sym_cols = "d_ff", .formula = "ReLU(x·W₁ + b₁)", .row_labels = x.labels});
     float *h = hidden + (size_t)r0 * F;
     op_linear(h, x.x + (size_t)r0 * E, w1, b1, rows, E, F);
     op_relu(h, h, rows * F);
-    float *out = emit(c, (Step){.name = out_name, .rows = x.len, .cols = E, .sym_rows = x.sym,
+    float *out = trace_emit(c, (Step){.name = out_name, .rows = x.len, .cols = E, .sym_rows = x.sym,
                                 .sym_cols = "d_model", .formula = "ReLU(x·W₁ + b₁)·W₂ + b₂", .row_labels = x.labels});
     op_linear(out + (size_t)r0 * E, h, w2, b2, rows, F, E);
     return out;
@@ -347,7 +315,7 @@ static float *ffn(Ctx *c, const char *hidden_name, const char *out_name, Seq x, 
 
 // The token ids: src.tokens or dec.tokens.
 static void record_tokens(Ctx *c, bool is_src, const int *ids, int len, const char *const *labels, const char *sym) {
-    float *tok = emit(c, (Step){.name = is_src ? "src.tokens" : "dec.tokens", .rows = 1, .cols = len, .sym_rows = "1",
+    float *tok = trace_emit(c, (Step){.name = is_src ? "src.tokens" : "dec.tokens", .rows = 1, .cols = len, .sym_rows = "1",
                                 .sym_cols = sym,
                                 .formula = is_src ? (c->tr->opt.pad_to > 0 ? "token ids of the source, then <pad> up to the batch's length"
                                                                            : "token ids of the source")
@@ -359,7 +327,7 @@ static void record_tokens(Ctx *c, bool is_src, const int *ids, int len, const ch
 // The key padding mask of a source of len tokens whose first n_real are real:
 // added to every row of the scores over the source, it hides the pads.
 static const float *record_padding_mask(Ctx *c, int len, int n_real, const char *const *labels) {
-    float *mask = emit(c, (Step){.name = "src.padding_mask", .rows = 1, .cols = len, .sym_rows = "1", .sym_cols = "n",
+    float *mask = trace_emit(c, (Step){.name = "src.padding_mask", .rows = 1, .cols = len, .sym_rows = "1", .sym_cols = "n",
                                  .formula = "P[j] = 0 for a token, −∞ for <pad>", .col_labels = labels});
     for (int j = 0; j < len; j++) mask[j] = j < n_real ? 0.0f : -INFINITY;
     return mask;
@@ -372,16 +340,16 @@ static float *embed(Ctx *c, bool is_src, const int *ids, int len, const char *co
     const float *table = is_src ? c->m->w.src_embed : c->m->w.tgt_embed;
     int r0 = c->first_row;  // positions before it are the previous pass's
     size_t at = (size_t)r0 * E;
-    float *emb = emit(c, (Step){.name = is_src ? "src.embed" : "dec.embed", .rows = len, .cols = E, .sym_rows = sym,
+    float *emb = trace_emit(c, (Step){.name = is_src ? "src.embed" : "dec.embed", .rows = len, .cols = E, .sym_rows = sym,
                                 .sym_cols = "d_model", .formula = "Embedding[token] × √d_model", .row_labels = labels});
     float scale = sqrtf((float)E);
     for (int i = r0; i < len; i++)
         for (int j = 0; j < E; j++) emb[(size_t)i * E + j] = table[(size_t)ids[i] * E + j] * scale;
-    float *pe = emit(c, (Step){.name = is_src ? "src.pos_enc" : "dec.pos_enc", .rows = len, .cols = E, .sym_rows = sym,
+    float *pe = trace_emit(c, (Step){.name = is_src ? "src.pos_enc" : "dec.pos_enc", .rows = len, .cols = E, .sym_rows = sym,
                                .sym_cols = "d_model", .formula = "PE(pos, 2i) = sin(pos/10000^(2i/d_model)), PE(pos, 2i+1) = cos(…)",
                                .row_labels = labels});
     memcpy(pe + at, c->pe + at, (size_t)(len - r0) * E * sizeof *pe);
-    float *x = emit(c, (Step){.name = is_src ? "src.input" : "dec.input", .rows = len, .cols = E, .sym_rows = sym,
+    float *x = trace_emit(c, (Step){.name = is_src ? "src.input" : "dec.input", .rows = len, .cols = E, .sym_rows = sym,
                               .sym_cols = "d_model", .formula = "X = Embedding × √d_model + PE", .row_labels = labels});
     op_add(x + at, emb + at, pe + at, (len - r0) * E);
     return x;
@@ -405,7 +373,7 @@ static float *encode(Ctx *c, const int *ids, int n, int n_real, const char *cons
     }
     c->layer = 0;
     int E = m->cfg.d_model;
-    float *mem = emit(c, (Step){.name = "enc.output", .rows = n, .cols = E, .sym_rows = "n", .sym_cols = "d_model",
+    float *mem = trace_emit(c, (Step){.name = "enc.output", .rows = n, .cols = E, .sym_rows = "n", .sym_cols = "d_model",
                                 .formula = "memory = LayerNorm(encoder stack output)", .row_labels = labels});
     op_layernorm(mem, x.x, m->w.enc_norm_w, m->w.enc_norm_b, n, E, m->cfg.eps);
     return mem;
@@ -429,16 +397,16 @@ static void project_memory(Ctx *c, Seq mem) {
 // step of the previous recorded pass, over ids[0..t−2]. Every value is
 // row-wise, and the mask hides the new position from the old rows, so rows
 // 0..t−2 equal that pass's and only row t−1 is computed.
-static float *decode_pass(Ctx *c, const int *ids, int t, const char *sym, Seq mem, int prev_pass) {
+float *trace_decoder_pass(Ctx *c, const int *ids, int t, const char *sym, Seq mem, int prev_pass) {
     const Model *m = c->m;
     int E = m->cfg.d_model;
     assert(prev_pass < 0 || (c->record && t > 1));
     c->first_row = prev_pass >= 0 ? t - 1 : 0;
     c->prev_step = prev_pass;
-    const char *const *labels = token_labels(c, m->tgt, ids, t);
+    const char *const *labels = trace_token_labels(c, m->tgt, ids, t);
     record_tokens(c, false, ids, t, labels, sym);
     Seq x = {embed(c, false, ids, t, labels, sym), t, labels, sym};
-    float *mask = emit(c, (Step){.name = "dec.look_ahead_mask", .rows = t, .cols = t, .sym_rows = sym, .sym_cols = sym,
+    float *mask = trace_emit(c, (Step){.name = "dec.look_ahead_mask", .rows = t, .cols = t, .sym_rows = sym, .sym_cols = sym,
                                  .formula = "M[i][j] = 0 if j ≤ i, −∞ if j > i", .row_labels = labels, .col_labels = labels});
     op_look_ahead_mask(mask, t);
     for (int l = 0; l < m->cfg.n_dec; l++) {
@@ -454,7 +422,7 @@ static float *decode_pass(Ctx *c, const int *ids, int t, const char *sym, Seq me
     }
     c->layer = 0;
     int r0 = c->first_row;
-    float *out = emit(c, (Step){.name = "dec.output", .rows = t, .cols = E, .sym_rows = sym, .sym_cols = "d_model",
+    float *out = trace_emit(c, (Step){.name = "dec.output", .rows = t, .cols = E, .sym_rows = sym, .sym_cols = "d_model",
                                 .formula = "LayerNorm(decoder stack output)", .row_labels = labels});
     op_layernorm(out + (size_t)r0 * E, x.x + (size_t)r0 * E, m->w.dec_norm_w, m->w.dec_norm_b, t - r0, E, m->cfg.eps);
     c->first_row = 0;
@@ -462,358 +430,22 @@ static float *decode_pass(Ctx *c, const int *ids, int t, const char *sym, Seq me
 }
 
 // Logits and probabilities for the rows of h (rows × E).
-static float *predict(Ctx *c, const float *h, int rows, const char *sym, const char *const *labels, float **probs_out) {
+float *trace_predict(Ctx *c, const float *h, int rows, const char *sym, const char *const *labels, float **probs_out) {
     const Model *m = c->m;
     int E = m->cfg.d_model, V = m->cfg.tgt_vocab;
-    float *logits = emit(c, (Step){.name = "dec.logits", .rows = rows, .cols = V, .sym_rows = sym, .sym_cols = "|V|",
+    float *logits = trace_emit(c, (Step){.name = "dec.logits", .rows = rows, .cols = V, .sym_rows = sym, .sym_cols = "|V|",
                                    .formula = "logits = h·W_outᵀ + b", .row_labels = labels, .col_labels = c->vocab_labels});
     op_linear(logits, h, m->w.gen_w, m->w.gen_b, rows, E, V);
-    float *probs = emit(c, (Step){.name = "dec.probs", .rows = rows, .cols = V, .sym_rows = sym, .sym_cols = "|V|",
+    float *probs = trace_emit(c, (Step){.name = "dec.probs", .rows = rows, .cols = V, .sym_rows = sym, .sym_cols = "|V|",
                                   .formula = "P(next token) = softmax(logits)", .row_labels = labels, .col_labels = c->vocab_labels});
     op_softmax_rows(probs, logits, rows, V);
     *probs_out = probs;
     return logits;
 }
 
-// Indices of the k largest values of x (ties: lower index first), best first.
-static void top_indices(const float *x, int n, int k, int *idx) {
-    for (int j = 0; j < k; j++) idx[j] = -1;
-    for (int i = 0; i < n; i++) {
-        int pos = k;
-        while (pos > 0 && (idx[pos - 1] < 0 || x[i] > x[idx[pos - 1]])) pos--;
-        if (pos >= k) continue;
-        memmove(idx + pos + 1, idx + pos, (size_t)(k - pos - 1) * sizeof *idx);
-        idx[pos] = i;
-    }
-}
-
-static void record_top(Ctx *c, const float *probs) {
-    const Model *m = c->m;
-    int k = c->tr->opt.show_top, V = m->cfg.tgt_vocab;
-    if (k > V) k = V;
-    int idx[64];
-    top_indices(probs, V, k, idx);
-    const char **labels = new_labels(c, (size_t)k);
-    float *top = emit(c, (Step){.name = "dec.top_k", .rows = k, .cols = 1, .sym_rows = "k", .sym_cols = "1",
-                                .formula = "the k most likely next tokens", .row_labels = labels});
-    for (int i = 0; i < k; i++) {
-        top[i] = probs[idx[i]];
-        labels[i] = voc_token(m->tgt, idx[i]);
-    }
-}
-
-static const char *const choice_cols[] = {"token id", "probability", "random draw"};
-
-static void record_choice(Ctx *c, int id, float prob, float draw) {
-    const char **labels = new_labels(c, 1);
-    labels[0] = voc_token(c->m->tgt, id);
-    float *ch = emit(c, (Step){.name = "dec.choice", .rows = 1, .cols = 3, .sym_rows = "1", .sym_cols = "3",
-                               .formula = c->tr->opt.mode == DECODE_SAMPLE ? "next token drawn from the filtered distribution"
-                                                                           : "next token = argmax P",
-                               .row_labels = labels, .col_labels = choice_cols});
-    ch[0] = (float)id;
-    ch[1] = prob;
-    ch[2] = draw;
-}
-
-static int by_prob_desc(const void *a, const void *b) {
-    const TraceRanked *x = a, *y = b;
-    if (x->p != y->p) return x->p > y->p ? -1 : 1;
-    return x->id - y->id;
-}
-
-void trace_rank(TraceRanked *out, const float *p, int n) {
-    for (int i = 0; i < n; i++) out[i] = (TraceRanked){i, p[i]};
-    qsort(out, (size_t)n, sizeof *out, by_prob_desc);
-}
-
-// Temperature, top-k and top-p, then a draw; records the distribution drawn from.
-static int sample(Ctx *c, const float *logits, Rng *rng, TraceRanked *cand, float *draw_out) {
-    const DecodeOptions *o = &c->tr->opt;
-    int V = c->m->cfg.tgt_vocab;
-    float *dist = emit(c, (Step){.name = "dec.sample", .rows = 1, .cols = V, .sym_rows = "1", .sym_cols = "|V|",
-                                 .formula = "softmax(logits / T), keep top-k and top-p, renormalise", .col_labels = c->vocab_labels});
-    for (int i = 0; i < V; i++) dist[i] = logits[i] / o->temperature;
-    op_softmax_rows(dist, dist, 1, V);
-    trace_rank(cand, dist, V);
-    int keep = o->top_k > 0 && o->top_k < V ? o->top_k : V;
-    double mass = 0.0;
-    for (int i = 0; i < keep; i++) {
-        mass += cand[i].p;
-        if (mass >= o->top_p) {  // nucleus: the smallest set holding top_p
-            keep = i + 1;
-            break;
-        }
-    }
-    mass = 0.0;
-    for (int i = 0; i < keep; i++) mass += cand[i].p;
-    for (int i = 0; i < V; i++) dist[i] = 0.0f;
-    for (int i = 0; i < keep; i++) dist[cand[i].id] = (float)(cand[i].p / mass);
-    float u = rng_uniform(rng);
-    *draw_out = u;
-    double acc = 0.0;
-    for (int i = 0; i < keep; i++) {
-        acc += dist[cand[i].id];
-        if (u < acc) return cand[i].id;
-    }
-    return cand[keep - 1].id;  // rounding left u just past the total
-}
-
-static void record_output(Ctx *c) {
-    Trace *tr = c->tr;
-    c->dstep = 0;
-    const char *const *labels = token_labels(c, c->m->tgt, tr->out_ids, tr->out_n);
-    float *o = emit(c, (Step){.name = "out.tokens", .rows = 1, .cols = tr->out_n, .sym_rows = "1", .sym_cols = "T",
-                              .formula = "the output sentence", .col_labels = labels});
-    for (int i = 0; i < tr->out_n; i++) o[i] = (float)tr->out_ids[i];
-}
-
-// Greedy decoding or sampling: one token per step.
-static int run_stepwise(Ctx *c, Seq mem) {
-    Trace *tr = c->tr;
-    const Model *m = c->m;
-    int V = m->cfg.tgt_vocab, eos = voc_eos(m->tgt);
-    TraceRanked *cand = malloc((size_t)V * sizeof *cand);
-    int *seq = malloc((size_t)(tr->opt.max_steps + 1) * sizeof *seq);  // <bos> + tokens so far
-    if (!cand || !seq) {
-        free(cand);
-        free(seq);
-        return -1;
-    }
-    Rng rng;
-    rng_init(&rng, tr->opt.seed);
-    seq[0] = voc_bos(m->tgt);
-    int prev_pass = -1;  // first step of the previous decoder pass
-    for (int t = 1; t <= tr->opt.max_steps; t++) {
-        c->dstep = t;
-        // each step's input extends the previous one's by one token: incremental
-        int pass = tr->n_steps;
-        float *h = decode_pass(c, seq, t, "m", mem, prev_pass);
-        prev_pass = pass;
-        const char **last = new_labels(c, 1);
-        last[0] = voc_token(m->tgt, seq[t - 1]);
-        float *probs;
-        float *logits = predict(c, h + (size_t)(t - 1) * m->cfg.d_model, 1, "1", last, &probs);
-        record_top(c, probs);
-        int next;
-        float draw = -1.0f;
-        if (tr->opt.mode == DECODE_SAMPLE) {
-            next = sample(c, logits, &rng, cand, &draw);
-        } else {
-            top_indices(probs, V, 1, &next);
-        }
-        record_choice(c, next, probs[next], draw);
-        if (next == eos && !tr->opt.ignore_eos) break;
-        tr->out_ids[tr->out_n++] = next;
-        seq[t] = next;
-    }
-    free(cand);
-    free(seq);
-    return 0;
-}
-
-typedef struct {
-    int *ids;        // <bos> + tokens; len entries
-    int len;
-    double score;    // sum of log-probabilities
-    bool done;       // ended with <eos>
-} Hyp;
-
-typedef struct {
-    int from, id;    // hypothesis and token; id -1: a finished hypothesis carried over
-    double logp, score;
-} Expansion;
-
-static int by_score_desc(const void *a, const void *b) {
-    const Expansion *x = a, *y = b;
-    if (x->score != y->score) return x->score > y->score ? -1 : 1;
-    if (x->from != y->from) return x->from - y->from;
-    return x->id - y->id;
-}
-
-// Writes "tok tok ▸ next" for a beam row label into the trace's strings.
-static const char *hyp_label(Ctx *c, const Hyp *h, int next) {
-    Trace *tr = c->tr;
-    char *start = tr->chars + tr->n_chars;
-    size_t cap = tr->cap_chars - tr->n_chars, len = 0;
-    for (int i = 1; i < h->len; i++) len += (size_t)snprintf(start + len, cap - len, "%s ", voc_token(c->m->tgt, h->ids[i]));
-    if (next >= 0) len += (size_t)snprintf(start + len, cap - len, "+ %s", voc_token(c->m->tgt, next));
-    else len += (size_t)snprintf(start + len, cap - len, "(done)");
-    assert(len < cap && "trace plan too small (chars)");
-    tr->n_chars += len + 1;
-    return start;
-}
-
-static const char *const beam_cols[] = {"log P(token)", "score", "kept", "parent"};
-
-static int run_beam(Ctx *c, Seq mem) {
-    Trace *tr = c->tr;
-    const Model *m = c->m;
-    int k = tr->opt.beam_width, T = tr->opt.max_steps, V = m->cfg.tgt_vocab, E = m->cfg.d_model;
-    int eos = voc_eos(m->tgt);
-    Hyp *beam = calloc((size_t)k, sizeof *beam), *next_beam = calloc((size_t)k, sizeof *next_beam);
-    int *store = malloc(2 * (size_t)k * (size_t)(T + 1) * sizeof *store);
-    Expansion *ex = malloc(((size_t)k * k + k) * sizeof *ex);
-    float *logp = malloc((size_t)V * sizeof *logp);
-    int *idx = malloc((size_t)k * sizeof *idx);
-    int rc = -1;
-    if (!beam || !next_beam || !store || !ex || !logp || !idx) goto done;
-    for (int i = 0; i < k; i++) {
-        beam[i].ids = store + (size_t)i * (T + 1);
-        next_beam[i].ids = store + (size_t)(k + i) * (T + 1);
-    }
-    int live = 1;
-    beam[0].ids[0] = voc_bos(m->tgt);
-    beam[0].len = 1;
-    for (int t = 1; t <= T; t++) {
-        c->dstep = t;
-        int n_ex = 0;
-        bool recorded = false;
-        for (int b = 0; b < live; b++) {
-            Hyp *h = &beam[b];
-            if (h->done) {
-                ex[n_ex++] = (Expansion){b, -1, 0.0, h->score};
-                continue;
-            }
-            // the best unfinished hypothesis is recorded; the others run in scratch
-            c->record = !recorded;
-            c->n_scratch = 0;
-            // not incremental: the recorded hypothesis need not extend the previous step's
-            float *out = decode_pass(c, h->ids, h->len, "m", mem, -1);
-            float *probs;
-            const char **last = new_labels(c, 1);
-            if (last) last[0] = voc_token(m->tgt, h->ids[h->len - 1]);
-            predict(c, out + (size_t)(h->len - 1) * E, 1, "1", last, &probs);
-            if (c->record) record_top(c, probs);
-            recorded = true;
-            c->record = true;
-            for (int i = 0; i < V; i++) logp[i] = logf(probs[i]);
-            top_indices(logp, V, k, idx);
-            for (int i = 0; i < k && i < V; i++)
-                ex[n_ex++] = (Expansion){b, idx[i], logp[idx[i]], h->score + logp[idx[i]]};
-        }
-        qsort(ex, (size_t)n_ex, sizeof *ex, by_score_desc);
-        const char **labels = new_labels(c, (size_t)n_ex);
-        float *table = emit(c, (Step){.name = "dec.beam", .rows = n_ex, .cols = 4, .sym_rows = "candidates", .sym_cols = "4",
-                                      .formula = "score = Σ log P(token); keep the best k", .row_labels = labels, .col_labels = beam_cols});
-        int kept = n_ex < k ? n_ex : k;
-        for (int i = 0; i < n_ex; i++) {
-            labels[i] = hyp_label(c, &beam[ex[i].from], ex[i].id);
-            table[i * 4 + 0] = ex[i].id < 0 ? 0.0f : (float)ex[i].logp;
-            table[i * 4 + 1] = (float)ex[i].score;
-            table[i * 4 + 2] = i < kept ? 1.0f : 0.0f;
-            // beam[b] is row b of the previous step's table (its kept rows come first); step 1 extends <bos>
-            table[i * 4 + 3] = t == 1 ? -1.0f : (float)ex[i].from;
-        }
-        bool all_done = true;
-        for (int i = 0; i < kept; i++) {
-            const Hyp *from = &beam[ex[i].from];
-            Hyp *h = &next_beam[i];
-            memcpy(h->ids, from->ids, (size_t)from->len * sizeof *h->ids);
-            h->len = from->len;
-            h->score = ex[i].score;
-            h->done = from->done || ex[i].id == eos;
-            if (ex[i].id >= 0 && ex[i].id != eos) h->ids[h->len++] = ex[i].id;
-            all_done = all_done && h->done;
-        }
-        for (int i = 0; i < kept; i++) {  // swap the beams' storage
-            Hyp tmp = beam[i];
-            beam[i] = next_beam[i];
-            next_beam[i] = tmp;
-        }
-        live = kept;
-        if (all_done) break;
-    }
-    for (int i = 1; i < beam[0].len; i++) tr->out_ids[tr->out_n++] = beam[0].ids[i];
-    rc = 0;
-done:
-    free(beam);
-    free(next_beam);
-    free(store);
-    free(ex);
-    free(logp);
-    free(idx);
-    return rc;
-}
-
-static const char *const loss_cols[] = {"cross-entropy"};
-
-static int run_teacher(Ctx *c, Seq mem) {
-    Trace *tr = c->tr;
-    const Model *m = c->m;
-    int len = tr->opt.target_len + 1, V = m->cfg.tgt_vocab;
-    int *in = malloc((size_t)len * sizeof *in), *gold = malloc((size_t)len * sizeof *gold);
-    if (!in || !gold) {
-        free(in);
-        free(gold);
-        return -1;
-    }
-    // input: <bos> + target (shifted right); expected: target + <eos>
-    in[0] = voc_bos(m->tgt);
-    memcpy(in + 1, tr->opt.target, (size_t)tr->opt.target_len * sizeof *in);
-    memcpy(gold, tr->opt.target, (size_t)tr->opt.target_len * sizeof *gold);
-    gold[len - 1] = voc_eos(m->tgt);
-    c->dstep = 1;
-    float *h = decode_pass(c, in, len, "m", mem, -1);
-    const char *const *gold_labels = token_labels(c, m->tgt, gold, len);
-    float *probs;
-    predict(c, h, len, "m", gold_labels, &probs);
-    float *loss = emit(c, (Step){.name = "dec.loss", .rows = len, .cols = 1, .sym_rows = "m", .sym_cols = "1",
-                                 .formula = "loss_i = −log P(target_i)", .row_labels = gold_labels, .col_labels = loss_cols});
-    double sum = 0.0;
-    for (int i = 0; i < len; i++) {
-        // from the log-softmax of the logits, not log(probs), so tiny probabilities keep their precision
-        const float *lg = tr->steps[tr->n_steps - 3].data + (size_t)i * V;
-        float mx = -INFINITY;
-        for (int j = 0; j < V; j++) mx = fmaxf(mx, lg[j]);
-        double z = 0.0;
-        for (int j = 0; j < V; j++) z += exp((double)lg[j] - mx);
-        loss[i] = (float)(log(z) + mx - lg[gold[i]]);
-        sum += loss[i];
-    }
-    tr->mean_loss = (float)(sum / len);
-    // the "output" of a teacher-forced pass is the reference itself
-    memcpy(tr->out_ids, tr->opt.target, (size_t)tr->opt.target_len * sizeof *tr->out_ids);
-    tr->out_n = tr->opt.target_len;
-    free(in);
-    free(gold);
-    return 0;
-}
-
-static int check_options(const Model *m, int n, DecodeOptions *o, Error *err) {
-    const Config *cfg = &m->cfg;
-    if (n <= 0) return err_set(err, "the source sentence is empty");
-    if (n > cfg->max_len) return err_set(err, "the source has %d tokens; this model takes at most %d", n, cfg->max_len);
-    if (o->max_steps <= 0) o->max_steps = cfg->max_len;
-    if (o->max_steps > cfg->max_len) return err_set(err, "max steps is %d; this model takes at most %d", o->max_steps, cfg->max_len);
-    if (o->show_top <= 0) o->show_top = 5;
-    if (o->show_top > 64) return err_set(err, "show_top is %d, at most 64", o->show_top);
-    if (o->beam_width <= 0) o->beam_width = 4;
-    if (o->beam_width > 64) return err_set(err, "beam width is %d, at most 64", o->beam_width);
-    if (o->temperature == 0.0f) o->temperature = 1.0f;
-    if (!(o->temperature > 0.0f) || !isfinite(o->temperature))
-        return err_set(err, "temperature is %g, expected a positive number", (double)o->temperature);
-    if (o->top_k < 0) return err_set(err, "top-k is %d, expected 0 (off) or more", o->top_k);
-    if (o->top_p == 0.0f) o->top_p = 1.0f;
-    if (!(o->top_p > 0.0f && o->top_p <= 1.0f)) return err_set(err, "top-p is %g, expected a number in (0, 1]", (double)o->top_p);
-    if (o->mode == DECODE_TEACHER) {
-        if (!o->target || o->target_len <= 0) return err_set(err, "teacher forcing needs a target sentence");
-        if (o->target_len + 1 > cfg->max_len)
-            return err_set(err, "the target has %d tokens; with <eos> this model takes at most %d", o->target_len, cfg->max_len - 1);
-        o->max_steps = o->target_len + 1;
-    }
-    if (o->pad_to < 0) return err_set(err, "pad-to is %d, expected 0 (off) or more", o->pad_to);
-    if (o->pad_to > 0 && o->pad_to < n)
-        return err_set(err, "pad-to is %d, shorter than the source's %d tokens", o->pad_to, n);
-    if (o->pad_to > cfg->max_len) return err_set(err, "pad-to is %d; this model takes at most %d", o->pad_to, cfg->max_len);
-    for (int i = 0; o->mode == DECODE_TEACHER && i < o->target_len; i++)
-        if (o->target[i] < 0 || o->target[i] >= cfg->tgt_vocab) return err_set(err, "target token %d has id %d, outside the vocabulary", i, o->target[i]);
-    return 0;
-}
-
 Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions *opt, Error *err) {
     DecodeOptions o = *opt;
-    if (check_options(m, n, &o, err)) return NULL;
+    if (decode_check_options(m, n, &o, err)) return NULL;
     for (int i = 0; i < n; i++)
         if (src_ids[i] < 0 || src_ids[i] >= m->cfg.src_vocab) {
             err_set(err, "source token %d has id %d, outside the vocabulary", i, src_ids[i]);
@@ -861,17 +493,13 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
     for (int i = n; i < len; i++) tr->src_ids[i] = voc_pad(m->src);
     op_positional_encoding(c.pe, (int)longest, (int)E);
 
-    const char **vocab = new_labels(&c, (size_t)m->cfg.tgt_vocab);
+    const char **vocab = trace_new_labels(&c, (size_t)m->cfg.tgt_vocab);
     for (int i = 0; i < m->cfg.tgt_vocab; i++) vocab[i] = voc_token(m->tgt, i);
     c.vocab_labels = vocab;
-    const char *const *src_labels = token_labels(&c, m->src, tr->src_ids, len);
+    const char *const *src_labels = trace_token_labels(&c, m->src, tr->src_ids, len);
     Seq mem = {encode(&c, tr->src_ids, len, n, src_labels), len, src_labels, "n"};
     project_memory(&c, mem);
-    int rc = 0;
-    if (o.mode == DECODE_TEACHER) rc = run_teacher(&c, mem);
-    else if (o.mode == DECODE_BEAM) rc = run_beam(&c, mem);
-    else rc = run_stepwise(&c, mem);
-    if (rc) {
+    if (decode_run(&c, mem)) {
         err_set(err, "out of memory while decoding");
         goto fail;
     }
@@ -888,7 +516,7 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
             goto fail;
         }
     }
-    record_output(&c);
+    decode_record_output(&c);
     free(c.qkv);
     free(c.pe);
     free(c.cross_kv);
@@ -931,93 +559,4 @@ int trace_find(const Trace *t, const char *stage_id, int head, int dstep) {
         if (s->stage == stage && s->layer == layer && s->head == head && s->dstep == dstep) return i;
     }
     return -1;
-}
-
-static void write_float(FILE *fp, float v) {
-    if (isnan(v)) fputs("NaN", fp);
-    else if (isinf(v)) fputs(v < 0 ? "-Infinity" : "Infinity", fp);
-    else fprintf(fp, "%.9g", (double)v);
-}
-
-static void write_labels(FILE *fp, const char *const *labels, int n) {
-    if (!labels) {
-        fputs("null", fp);
-        return;
-    }
-    fputc('[', fp);
-    for (int i = 0; i < n; i++) {
-        if (i) fputc(',', fp);
-        json_write_string(fp, labels[i]);
-    }
-    fputc(']', fp);
-}
-
-static void write_ids(FILE *fp, const char *key, const Vocab *v, const int *ids, int n) {
-    fprintf(fp, "\"%s_ids\":[", key);
-    for (int i = 0; i < n; i++) fprintf(fp, "%s%d", i ? "," : "", ids[i]);
-    fprintf(fp, "],\"%s_tokens\":[", key);
-    for (int i = 0; i < n; i++) {
-        if (i) fputc(',', fp);
-        json_write_string(fp, voc_token(v, ids[i]));
-    }
-    fputc(']', fp);
-}
-
-int trace_write_json(const Trace *t, FILE *fp, const char *src_text) {
-    const Model *m = t->model;
-    const Config *c = &m->cfg;
-    static const char *const modes[] = {"greedy", "beam", "sample", "teacher_forcing"};
-    fputs("{\"format\":\"transformer-tracer-trace/1\",\"model\":{\"name\":", fp);
-    json_write_string(fp, m->name);
-    fprintf(fp, ",\"d_model\":%d,\"nhead\":%d,\"d_k\":%d,\"num_encoder_layers\":%d,\"num_decoder_layers\":%d,"
-                "\"dim_feedforward\":%d,\"layer_norm_eps\":%.9g,\"max_len\":%d,\"src_vocab_size\":%d,\"tgt_vocab_size\":%d},",
-            c->d_model, c->nhead, c->d_model / c->nhead, c->n_enc, c->n_dec, c->d_ff, (double)c->eps, c->max_len, c->src_vocab,
-            c->tgt_vocab);
-    const DecodeOptions *o = &t->opt;
-    fprintf(fp, "\"decode\":{\"mode\":\"%s\",\"max_steps\":%d,\"show_top\":%d", modes[o->mode], o->max_steps, o->show_top);
-    if (o->mode == DECODE_BEAM) fprintf(fp, ",\"beam_width\":%d", o->beam_width);
-    if (o->mode == DECODE_SAMPLE)
-        fprintf(fp, ",\"temperature\":%.9g,\"top_k\":%d,\"top_p\":%.9g,\"seed\":%llu", (double)o->temperature, o->top_k, (double)o->top_p,
-                (unsigned long long)o->seed);
-    if (o->pad_to > 0) fprintf(fp, ",\"pad_to\":%d", o->pad_to);
-    fputs("},\"source\":{\"text\":", fp);
-    if (src_text) json_write_string(fp, src_text);
-    else fputs("null", fp);
-    fputc(',', fp);
-    write_ids(fp, "source", m->src, t->src_ids, t->src_n);
-    fputs("},\"output\":{", fp);
-    write_ids(fp, "output", m->tgt, t->out_ids, t->out_n);
-    if (o->mode == DECODE_TEACHER) fprintf(fp, ",\"mean_loss\":%.9g", (double)t->mean_loss);
-    fputs("},\"steps\":[\n", fp);
-    char id[128];
-    for (int i = 0; i < t->n_steps; i++) {
-        const Step *s = &t->steps[i];
-        fprintf(fp, "%s{\"index\":%d,\"stage\":", i ? ",\n" : "", i);
-        json_write_string(fp, trace_stage_id(s, id, sizeof id));
-        fputs(",\"kind\":", fp);
-        json_write_string(fp, s->kind);
-        fprintf(fp, ",\"layer\":%d,\"head\":%d,\"step\":%d,\"shape\":[%d,%d],\"symbolic_shape\":[", s->layer, s->head, s->dstep, s->rows,
-                s->cols);
-        json_write_string(fp, s->sym_rows);
-        fputc(',', fp);
-        json_write_string(fp, s->sym_cols);
-        fputs("],\"formula\":", fp);
-        json_write_string(fp, s->formula);
-        fputs(",\"row_labels\":", fp);
-        write_labels(fp, s->row_labels, s->rows);
-        fputs(",\"col_labels\":", fp);
-        write_labels(fp, s->col_labels, s->cols);
-        fputs(",\"values\":[", fp);
-        for (int r = 0; r < s->rows; r++) {
-            fputs(r ? ",[" : "[", fp);
-            for (int k = 0; k < s->cols; k++) {
-                if (k) fputc(',', fp);
-                write_float(fp, s->data[(size_t)r * s->cols + k]);
-            }
-            fputc(']', fp);
-        }
-        fputs("]}", fp);
-    }
-    fputs("\n]}\n", fp);
-    return ferror(fp) ? -1 : 0;
 }

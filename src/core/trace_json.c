@@ -1,0 +1,94 @@
+// The trace as JSON (schema in docs/TRACE.md).
+#include <math.h>
+
+#include "json.h"
+#include "trace_private.h"
+
+static void write_float(FILE *fp, float v) {
+    if (isnan(v)) fputs("NaN", fp);
+    else if (isinf(v)) fputs(v < 0 ? "-Infinity" : "Infinity", fp);
+    else fprintf(fp, "%.9g", (double)v);
+}
+
+static void write_labels(FILE *fp, const char *const *labels, int n) {
+    if (!labels) {
+        fputs("null", fp);
+        return;
+    }
+    fputc('[', fp);
+    for (int i = 0; i < n; i++) {
+        if (i) fputc(',', fp);
+        json_write_string(fp, labels[i]);
+    }
+    fputc(']', fp);
+}
+
+static void write_ids(FILE *fp, const char *key, const Vocab *v, const int *ids, int n) {
+    fprintf(fp, "\"%s_ids\":[", key);
+    for (int i = 0; i < n; i++) fprintf(fp, "%s%d", i ? "," : "", ids[i]);
+    fprintf(fp, "],\"%s_tokens\":[", key);
+    for (int i = 0; i < n; i++) {
+        if (i) fputc(',', fp);
+        json_write_string(fp, voc_token(v, ids[i]));
+    }
+    fputc(']', fp);
+}
+
+int trace_write_json(const Trace *t, FILE *fp, const char *src_text) {
+    const Model *m = t->model;
+    const Config *c = &m->cfg;
+    static const char *const modes[] = {"greedy", "beam", "sample", "teacher_forcing"};
+    fputs("{\"format\":\"transformer-tracer-trace/1\",\"model\":{\"name\":", fp);
+    json_write_string(fp, m->name);
+    fprintf(fp, ",\"d_model\":%d,\"nhead\":%d,\"d_k\":%d,\"num_encoder_layers\":%d,\"num_decoder_layers\":%d,"
+                "\"dim_feedforward\":%d,\"layer_norm_eps\":%.9g,\"max_len\":%d,\"src_vocab_size\":%d,\"tgt_vocab_size\":%d},",
+            c->d_model, c->nhead, c->d_model / c->nhead, c->n_enc, c->n_dec, c->d_ff, (double)c->eps, c->max_len, c->src_vocab,
+            c->tgt_vocab);
+    const DecodeOptions *o = &t->opt;
+    fprintf(fp, "\"decode\":{\"mode\":\"%s\",\"max_steps\":%d,\"show_top\":%d", modes[o->mode], o->max_steps, o->show_top);
+    if (o->mode == DECODE_BEAM) fprintf(fp, ",\"beam_width\":%d", o->beam_width);
+    if (o->mode == DECODE_SAMPLE)
+        fprintf(fp, ",\"temperature\":%.9g,\"top_k\":%d,\"top_p\":%.9g,\"seed\":%llu", (double)o->temperature, o->top_k, (double)o->top_p,
+                (unsigned long long)o->seed);
+    if (o->pad_to > 0) fprintf(fp, ",\"pad_to\":%d", o->pad_to);
+    fputs("},\"source\":{\"text\":", fp);
+    if (src_text) json_write_string(fp, src_text);
+    else fputs("null", fp);
+    fputc(',', fp);
+    write_ids(fp, "source", m->src, t->src_ids, t->src_n);
+    fputs("},\"output\":{", fp);
+    write_ids(fp, "output", m->tgt, t->out_ids, t->out_n);
+    if (o->mode == DECODE_TEACHER) fprintf(fp, ",\"mean_loss\":%.9g", (double)t->mean_loss);
+    fputs("},\"steps\":[\n", fp);
+    char id[128];
+    for (int i = 0; i < t->n_steps; i++) {
+        const Step *s = &t->steps[i];
+        fprintf(fp, "%s{\"index\":%d,\"stage\":", i ? ",\n" : "", i);
+        json_write_string(fp, trace_stage_id(s, id, sizeof id));
+        fputs(",\"kind\":", fp);
+        json_write_string(fp, s->kind);
+        fprintf(fp, ",\"layer\":%d,\"head\":%d,\"step\":%d,\"shape\":[%d,%d],\"symbolic_shape\":[", s->layer, s->head, s->dstep, s->rows,
+                s->cols);
+        json_write_string(fp, s->sym_rows);
+        fputc(',', fp);
+        json_write_string(fp, s->sym_cols);
+        fputs("],\"formula\":", fp);
+        json_write_string(fp, s->formula);
+        fputs(",\"row_labels\":", fp);
+        write_labels(fp, s->row_labels, s->rows);
+        fputs(",\"col_labels\":", fp);
+        write_labels(fp, s->col_labels, s->cols);
+        fputs(",\"values\":[", fp);
+        for (int r = 0; r < s->rows; r++) {
+            fputs(r ? ",[" : "[", fp);
+            for (int k = 0; k < s->cols; k++) {
+                if (k) fputc(',', fp);
+                write_float(fp, s->data[(size_t)r * s->cols + k]);
+            }
+            fputc(']', fp);
+        }
+        fputs("]}", fp);
+    }
+    fputs("\n]}\n", fp);
+    return ferror(fp) ? -1 : 0;
+}
