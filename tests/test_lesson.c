@@ -255,6 +255,94 @@ static void test_model_path(void **state) {
     les_problems_deinit(&pr);
 }
 
+// Stage ids are the stage table's: binding asks it for the layer, the heads
+// and the decoding steps, and says why an id is not in the trace: not in the
+// table, a layer past the model's, or a layered stage named without one.
+static void test_stage_ids_ask_the_table(void **state) {
+    (void)state;
+    static const char text[] = HEAD "[step]\nstage: dec.cross_attention\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: enc.L9.self_attn.weights\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: enc.self_attn.weights\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: dec.L1.self_attn.weights\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: out.tokens\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: src.embed\nstep: 2\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: src.L3.embed\nsay: a\nsay.zh: b\n";
+    LesProblems pr = {0};
+    Lesson *l = parse(text, sizeof text - 1, &pr);
+    print_problems(&pr);
+    assert_int_equal(pr.n, 0);
+    Model *m = load("en-zh");
+    LesRun r = les_run_for_step(l, 0, NULL);
+    Error err;
+    Trace *t = les_trace(m, &r, false, &err);
+    assert_non_null(t);
+    char why[256], want[256];
+    assert_int_equal(les_bind(l, 0, t, why, sizeof why), -1);
+    assert_string_equal(why, "this trace has no stage \"dec.cross_attention\" (stage ids: docs/TRACE.md)");
+    assert_int_equal(les_bind(l, 1, t, why, sizeof why), -1);
+    snprintf(want, sizeof want, "this trace has no stage \"enc.L9.self_attn.weights\" (stage ids: docs/TRACE.md); this model has %d encoder layers",
+             m->cfg.n_enc);
+    assert_string_equal(why, want);
+    assert_int_equal(les_bind(l, 2, t, why, sizeof why), -1);
+    assert_string_equal(why, "this trace has no stage \"enc.self_attn.weights\" (stage ids: docs/TRACE.md); name its layer, e.g. "
+                             "\"enc.L1.self_attn.weights\"");
+    // a per-head stage of the decoder: head 1 and decoding step 1 unless given
+    int layer, i = les_bind(l, 3, t, why, sizeof why);
+    assert_true(i >= 0);
+    assert_ptr_equal(trace_step(t, i)->stage, stage_parse_id("dec.L1.self_attn.weights", &layer));
+    assert_int_equal(trace_step(t, i)->head, 1);
+    assert_int_equal(trace_step(t, i)->dstep, 1);
+    // the output has no decoding step of its own
+    i = les_bind(l, 4, t, why, sizeof why);
+    assert_true(i >= 0);
+    assert_int_equal(trace_step(t, i)->dstep, 0);
+    assert_int_equal(les_bind(l, 5, t, why, sizeof why), -1);
+    assert_string_equal(why, "stage \"src.embed\" has no decoding steps; leave out step");
+    assert_int_equal(les_bind(l, 6, t, why, sizeof why), -1);
+    assert_string_equal(why, "this trace has no stage \"src.L3.embed\" (stage ids: docs/TRACE.md)");
+    trace_free(t);
+    mdl_free(m);
+    les_free(l);
+    les_problems_deinit(&pr);
+    // the parser checks the layer of a layered stage's id, and leaves other ids to binding
+    expect_problem(HEAD "[step]\nstage: enc.L0.self_attn.weights\nsay: a\nsay.zh: b\n",
+                   "x.lesson:6: the layer of stage \"enc.L0.self_attn.weights\" takes a whole number from 1 to 64, got \"0\"");
+    expect_problem(HEAD "[step]\nstage: dec.Lx.cross_attn.weights\nsay: a\nsay.zh: b\n",
+                   "x.lesson:6: the layer of stage \"dec.Lx.cross_attn.weights\" takes a whole number from 1 to 64, got \"x\"");
+}
+
+// lint: the view options fit the stage the table says it is.
+static void test_lint_views_fit_the_stage(void **state) {
+    (void)state;
+    char lesson[] = "/tmp/tt-lesson-XXXXXX";
+    int fd = mkstemp(lesson);
+    assert_true(fd >= 0);
+    static const char text[] = HEAD "[step]\nstage: dec.L1.self_attn.weights\nview: alone\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: enc.L1.self_attn.weights\nview: lines\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: enc.L1.self_attn.weights\nview: alone\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: dec.L1.cross_attn.scores\nview: grid\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: enc.L1.ffn.out\nview: lines\nsay: a\nsay.zh: b\n";
+    assert_int_equal(write(fd, text, sizeof text - 1), (ssize_t)(sizeof text - 1));
+    close(fd);
+    LesProblems pr = {0};
+    int n = les_lint(lesson, TT_SOURCE_ASSETS "/models", &pr);
+    print_problems(&pr);
+    assert_int_equal(n, 4);
+    static const char *const want[] = {
+        ":17: view alone is for decoder self-attention stages",
+        ":22: view grid is for attention weights, and dec.L1.cross_attn.scores is not",
+        ":27: view lines is for attention weights, and enc.L1.ffn.out is not",
+        ":27: view lines is for attention stages",
+    };
+    for (int i = 0; i < 4; i++) {
+        char full[256];
+        snprintf(full, sizeof full, "%s%s", lesson, want[i]);
+        assert_string_equal(pr.msgs[i], full);
+    }
+    les_problems_deinit(&pr);
+    remove(lesson);
+}
+
 // A lesson names its model by a shipped name or a path beside it: an absolute
 // path or ".." is refused with one problem at its line, and nothing is read.
 static void test_model_outside_refused(void **state) {
@@ -386,6 +474,8 @@ int main(void) {
         cmocka_unit_test(test_problems_name_file_and_line),
         cmocka_unit_test(test_broken_bytes),
         cmocka_unit_test(test_binds_and_rebinds),
+        cmocka_unit_test(test_stage_ids_ask_the_table),
+        cmocka_unit_test(test_lint_views_fit_the_stage),
         cmocka_unit_test(test_model_path),
         cmocka_unit_test(test_model_outside_refused),
         cmocka_unit_test(test_settings_have_command_line_bounds),

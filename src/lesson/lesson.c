@@ -413,12 +413,18 @@ static void parse_highlight(LesStep *s, const Entry *e, const char *path, LesPro
 }
 
 // A stage id's layer ("enc.L3.…") within the bounds of layers, or a problem.
+// Only an id whose name without the layer is a layered stage of the table;
+// any other id is left to binding, which says the trace has no such stage.
 static void check_stage_layer(const Entry *e, const char *path, LesProblems *pr) {
-    const char *v = e->value;
-    if (strncmp(v, "enc.L", 5) && strncmp(v, "dec.L", 5)) return;
+    const char *v = e->value, *dot = strchr(v, '.');
+    if (!dot || dot[1] != 'L') return;
+    size_t n = strcspn(dot + 2, ".");
+    char name[96];
+    int w = snprintf(name, sizeof name, "%.*s%s", (int)(dot - v), v, dot + 2 + n);
+    const StageInfo *stage = w > 0 && (size_t)w < sizeof name ? stage_find(name) : NULL;
+    if (!stage || !stage->layered) return;
     char digits[24];
-    size_t n = strcspn(v + 5, ".");
-    snprintf(digits, sizeof digits, "%.*s", (int)(n < sizeof digits - 1 ? n : sizeof digits - 1), v + 5);
+    snprintf(digits, sizeof digits, "%.*s", (int)(n < sizeof digits - 1 ? n : sizeof digits - 1), dot + 2);
     double x;
     char why[160];
     if (setting_parse(SETTING_LAYER, digits, &x, why, sizeof why))
@@ -736,16 +742,44 @@ done:
     return t;
 }
 
-// Per-head stages: attention's projections, scores, weights and head outputs.
-static bool per_head(const char *stage) {
-    static const char *const parts[] = {".q", ".k", ".v", ".scores", ".masked_scores", ".weights", ".head_out"};
-    if (!strstr(stage, "_attn.")) return false;
-    size_t n = strlen(stage);
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
-        size_t p = strlen(parts[i]);
-        if (n > p && !strcmp(stage + n - p, parts[i])) return true;
+// Where step s looked: its stage (NULL: not in the table), layer, head and
+// decoding step; the trace's last decoding step, and whether the stage has
+// decoding steps in it.
+typedef struct {
+    const StageInfo *stage;
+    int layer, head, dstep, last;
+    bool decoder;
+} Binding;
+
+// Why step s is not in t: a stage the trace does not have (or the table does
+// not know), a head or a decoding step it lacks.
+static void why_unbound(const LesStep *s, const Binding *b, const Trace *t, char *why, size_t size) {
+    if (!why || !size) return;
+    bool anywhere = false, head_ok = false;
+    int layers = 0;  // of the stage, in this trace
+    for (int k = 0; b->stage && k < trace_count(t); k++) {
+        const Step *st = trace_step(t, k);
+        if (st->stage != b->stage) continue;
+        if (st->layer > layers) layers = st->layer;
+        if (st->layer != b->layer) continue;
+        anywhere = true;
+        head_ok = head_ok || st->head == b->head;
     }
-    return false;
+    if (!anywhere) {
+        int n = snprintf(why, size, "this trace has no stage \"%s\" (stage ids: docs/TRACE.md)", s->stage);
+        size_t at = n > 0 && (size_t)n < size ? (size_t)n : size;
+        // the table says more: a layer past the model's, or a layered stage named without one
+        const StageInfo *named = b->stage ? NULL : stage_find(s->stage);
+        char id[128];
+        if (b->stage && layers > 0 && b->layer > layers)
+            snprintf(why + at, size - at, "; this model has %d %s layer%s", layers,
+                     b->stage->part == STAGE_ENCODER ? "encoder" : "decoder", layers == 1 ? "" : "s");
+        else if (named && named->layered)
+            snprintf(why + at, size - at, "; name its layer, e.g. \"%s\"", stage_id(named, 1, id, sizeof id));
+    } else if (!head_ok) snprintf(why, size, "stage \"%s\" has no head %d here", s->stage, b->head);
+    else if (!b->decoder || b->dstep == 0) snprintf(why, size, "stage \"%s\" has no decoding steps; leave out step", s->stage);
+    else
+        snprintf(why, size, "this translation has only %d decoding step%s, not step %d", b->last, b->last == 1 ? "" : "s", b->dstep);
 }
 
 int les_bind(const Lesson *l, int i, const Trace *t, char *why, size_t size) {
@@ -755,27 +789,17 @@ int les_bind(const Lesson *l, int i, const Trace *t, char *why, size_t size) {
         snprintf(why, size, "this step names no stage");
         return -1;
     }
-    int head = s->head ? s->head : (per_head(s->stage) ? 1 : 0);
-    bool decoder = !strncmp(s->stage, "dec.", 4);
-    // the decoding steps this trace has
-    int last = 0;
-    for (int k = 0; k < trace_count(t); k++)
-        if (trace_step(t, k)->dstep > last) last = trace_step(t, k)->dstep;
-    int dstep = s->dstep == -1 ? last : s->dstep ? s->dstep : (decoder ? 1 : 0);
-    int idx = trace_find(t, s->stage, head, dstep);
-    if (idx >= 0) return idx;
-    // say why: a stage that is nowhere, a head or a step that is not there
-    bool anywhere = false, head_ok = false;
+    Binding b = {0};
+    b.stage = stage_parse_id(s->stage, &b.layer);
+    b.head = s->head ? s->head : (b.stage && b.stage->per_head ? 1 : 0);
+    // the decoding steps this trace has, and whether the stage is recorded at each
     for (int k = 0; k < trace_count(t); k++) {
-        char id[128];
         const Step *st = trace_step(t, k);
-        if (strcmp(trace_stage_id(st, id, sizeof id), s->stage)) continue;
-        anywhere = true;
-        if (st->head == head) head_ok = true;
+        if (st->dstep > b.last) b.last = st->dstep;
+        b.decoder = b.decoder || (st->stage == b.stage && st->dstep > 0);
     }
-    if (!anywhere) snprintf(why, size, "this trace has no stage \"%s\" (stage ids: docs/TRACE.md)", s->stage);
-    else if (!head_ok) snprintf(why, size, "stage \"%s\" has no head %d here", s->stage, head);
-    else if (!decoder || dstep == 0) snprintf(why, size, "stage \"%s\" has no decoding steps; leave out step", s->stage);
-    else snprintf(why, size, "this translation has only %d decoding step%s, not step %d", last, last == 1 ? "" : "s", dstep);
-    return -1;
+    b.dstep = s->dstep == -1 ? b.last : s->dstep ? s->dstep : (b.decoder ? 1 : 0);
+    int idx = b.stage ? trace_find(t, s->stage, b.head, b.dstep) : -1;
+    if (idx < 0) why_unbound(s, &b, t, why, size);
+    return idx;
 }

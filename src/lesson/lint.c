@@ -26,17 +26,16 @@ static void check_words(const Vocab *v, const char *what, const char *text, cons
     voc_tokens_deinit(&tok);
 }
 
-static bool is_attention_weights(const Step *s) { return !strcmp(s->kind, "attention"); }
-
 // A bound step's view options and highlighted cells fit its stage.
 static void check_view(const LesStep *ls, const Step *s, const char *path, LesProblems *pr) {
     int vline = ls->view_line ? ls->view_line : ls->line;
-    if ((ls->grid || ls->lines) && !is_attention_weights(s))
+    const StageInfo *st = s->stage;
+    bool attention = st->block == STAGE_BLOCK_SELF_ATTN || st->block == STAGE_BLOCK_CROSS_ATTN;
+    if ((ls->grid || ls->lines) && !st->attention_weights)
         les_problem(pr, "%s:%d: view %s is for attention weights, and %s is not", path, vline, ls->grid ? "grid" : "lines", ls->stage);
-    if (ls->alone && !(strstr(ls->stage, "dec.") && strstr(ls->stage, "self_attn")))
+    if (ls->alone && !(st->part == STAGE_DECODER && st->block == STAGE_BLOCK_SELF_ATTN))
         les_problem(pr, "%s:%d: view alone is for decoder self-attention stages", path, vline);
-    if (ls->lines && !strstr(ls->stage, "cross_attn") && !strstr(ls->stage, "self_attn"))
-        les_problem(pr, "%s:%d: view lines is for attention stages", path, vline);
+    if (ls->lines && !attention) les_problem(pr, "%s:%d: view lines is for attention stages", path, vline);
     // the window outlines cells of heatmaps, and rows of the top-k bars, the beam table and the loss
     static const char *const no_cells[] = {"tokens", "probs", "choice"};
     for (size_t k = 0; ls->n_cells && k < sizeof no_cells / sizeof no_cells[0]; k++)
