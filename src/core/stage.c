@@ -133,7 +133,7 @@ char *stage_human_name(const StageInfo *s, int layer, StageLang lang, char *buf,
         [STAGE_TARGET] = {"Decoder input", "解碼器輸入"}, [STAGE_DECODER] = {"Decoder", "解碼器"},
         [STAGE_OUTPUT] = {"Output layer", "輸出層"},  [STAGE_DECODING] = {"Decoding", "解碼"},
     };
-    static const char *const blocks[][2] = {
+    static const char *const blocks[STAGE_BLOCK_CHOICE + 1][2] = {  // NULL: a block named by the part alone
         [STAGE_BLOCK_SELF_ATTN] = {"self-attention", "自注意力"},
         [STAGE_BLOCK_CROSS_ATTN] = {"cross-attention", "交叉注意力"},
         [STAGE_BLOCK_ADD_NORM] = {"Add & Norm", "殘差與正規化"},
