@@ -1,11 +1,19 @@
 // The eval subcommand: prints what ev_run measures.
 #include <stdio.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "corpus.h"
 #include "evaluate.h"
 
-int cmd_eval(const EvalArgs *a) {
+typedef struct {
+    const char *model;
+    const char *corpus;
+    bool skip_bad;
+    int limit;                  // evaluate at most this many pairs; 0 = all
+} EvalArgs;
+
+static int eval_run(const EvalArgs *a) {
     Error err;
     Model *m = mdl_load(a->model, &err);
     if (!m) {
@@ -62,4 +70,14 @@ done:
     corpus_free(c);
     mdl_free(m);
     return rc;
+}
+
+int cmd_eval(const CliArgs *cl) {
+    EvalArgs a = {0};
+    cli_take(cl, "--model", &a.model);
+    cli_take(cl, "--corpus", &a.corpus);
+    cli_take(cl, "--skip-bad", &a.skip_bad);
+    cli_take(cl, "--limit", &a.limit);
+    if (!a.model || !a.corpus) return cli_usage_error("%s needs --model FILE and --corpus FILE", "eval");
+    return eval_run(&a);
 }

@@ -8,11 +8,27 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "corpus.h"
 #include "fileio.h"
 #include "rng.h"
+#include "train.h"
 #include "trace.h"
+
+typedef struct {
+    const char *train, *valid;  // corpus files (valid may be NULL)
+    const char *out;            // the trained model
+    const char *resume;         // a checkpoint to go on from, or NULL
+    const char *name;           // model name for its metadata
+    Config cfg;                 // architecture (vocabulary sizes come from the corpus)
+    TrainConfig tc;
+    int steps, batch;
+    int checkpoint_every;       // 0: only the final model
+    int eval_every;             // greedy exact match on the validation split every N steps
+    uint64_t seed;
+    bool skip_bad;              // skip malformed corpus lines instead of refusing the corpus
+} TrainArgs;
 
 static volatile sig_atomic_t interrupted;
 static struct sigaction sigint_before;  // the handler that removes temporary files (fileio.h)
@@ -225,7 +241,7 @@ static Corpus *read_corpus(const char *path, bool skip_bad) {
     return c;
 }
 
-int cmd_train(const TrainArgs *a) {
+static int train_run(const TrainArgs *a) {
     Corpus *train = NULL, *valid = NULL;
     Model *m = NULL;
     Trainer *tr = NULL;
@@ -392,4 +408,32 @@ done:
     corpus_free(train);
     corpus_free(valid);
     return rc;
+}
+
+int cmd_train(const CliArgs *cl) {
+    TrainArgs a = {.cfg = cli_config(cl), .seed = cli_seed(cl), .steps = 3000, .batch = 32, .eval_every = 500,
+                   .tc = {.lr = 2e-3f, .warmup = 200, .beta1 = 0.9f, .beta2 = 0.98f, .adam_eps = 1e-9f, .label_smoothing = 0.1f,
+                          .clip_norm = 1.0f, .align_weight = 1.0f, .threads = 2}};
+    int layer_head[2];
+    cli_take(cl, "--train", &a.train);
+    cli_take(cl, "--valid", &a.valid);
+    cli_take(cl, "--out", &a.out);
+    cli_take(cl, "--resume", &a.resume);
+    cli_take(cl, "--name", &a.name);
+    cli_take(cl, "--steps", &a.steps);
+    cli_take(cl, "--batch", &a.batch);
+    cli_take(cl, "--checkpoint-every", &a.checkpoint_every);
+    cli_take(cl, "--eval-every", &a.eval_every);
+    cli_take(cl, "--skip-bad", &a.skip_bad);
+    cli_take(cl, "--warmup", &a.tc.warmup);
+    cli_take(cl, "--threads", &a.tc.threads);
+    cli_take(cl, "--lr", &a.tc.lr);
+    cli_take(cl, "--label-smoothing", &a.tc.label_smoothing);
+    cli_take(cl, "--clip", &a.tc.clip_norm);
+    cli_take(cl, "--align-weight", &a.tc.align_weight);
+    if (cli_take(cl, "--supervise-head", layer_head)) a.tc.align_layer = layer_head[0], a.tc.align_head = layer_head[1];
+    if (!a.train || !a.out) return cli_usage_error("%s needs --train FILE and --out FILE", "train");
+    if (a.tc.lr <= 0.0f || a.tc.label_smoothing < 0.0f || a.tc.label_smoothing >= 1.0f || a.tc.clip_norm < 0.0f || a.tc.align_weight < 0.0f)
+        return cli_usage_error("%s: --lr must be above 0, --label-smoothing in [0, 1), --clip and --align-weight 0 or more", "train");
+    return train_run(&a);
 }

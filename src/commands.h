@@ -1,37 +1,19 @@
-// Subcommands that run longer jobs: training and evaluation. Each prints its
-// progress and its one-line errors itself and returns the exit status.
+// The subcommands, one file each (src/cmd_*.c), in main.c's table. Each
+// reads its options from the parsed command line (cli.h), prints its own
+// one-line errors and returns the exit status: 0, 1, or 2 for a usage error.
 #ifndef TT_COMMANDS_H
 #define TT_COMMANDS_H
 
-#include <stdbool.h>
-#include <stdint.h>
+#include "cli.h"
 
-#include "model.h"
-#include "train.h"
-
-typedef struct {
-    const char *train, *valid;  // corpus files (valid may be NULL)
-    const char *out;            // the trained model
-    const char *resume;         // a checkpoint to go on from, or NULL
-    const char *name;           // model name for its metadata
-    Config cfg;                 // architecture (vocabulary sizes come from the corpus)
-    TrainConfig tc;
-    int steps, batch;
-    int checkpoint_every;       // 0: only the final model
-    int eval_every;             // greedy exact match on the validation split every N steps
-    uint64_t seed;
-    bool skip_bad;              // skip malformed corpus lines instead of refusing the corpus
-} TrainArgs;
-
-int cmd_train(const TrainArgs *a);
-
-typedef struct {
-    const char *model;
-    const char *corpus;
-    bool skip_bad;
-    int limit;                  // evaluate at most this many pairs; 0 = all
-} EvalArgs;
-
-int cmd_eval(const EvalArgs *a);
+int cmd_window(const CliArgs *a);
+int cmd_export(const CliArgs *a);
+int cmd_translate(const CliArgs *a);
+int cmd_trace(const CliArgs *a);
+int cmd_init(const CliArgs *a);
+int cmd_corpus(const CliArgs *a);
+int cmd_train(const CliArgs *a);
+int cmd_eval(const CliArgs *a);
+int cmd_lint(const CliArgs *a);
 
 #endif

@@ -1,0 +1,404 @@
+#include "cli.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "settings.h"
+#include "tt_config.h"
+
+#define DEFAULT_MODEL "models/en-zh.safetensors"
+
+int cli_usage_error(const char *fmt, const char *what) {
+    fprintf(stderr, "transformer-tracer: ");
+    fprintf(stderr, fmt, what);
+    fprintf(stderr, " (see --help)\n");
+    return CLI_USAGE;
+}
+
+int cli_fail(const char *msg) {
+    fprintf(stderr, "transformer-tracer: %s\n", msg);
+    return 1;
+}
+
+// ---- the options ------------------------------------------------------------
+
+// Parses val as option o into dest (NULL: only checks). Prints why and
+// returns -1 if val is out of o's bounds.
+typedef int (*ParseFn)(const CliSpec *o, const char *val, void *dest);
+
+// What a number is stored as.
+typedef enum { AS_INT, AS_FLOAT, AS_U64 } StoreAs;
+
+struct CliSpec {
+    const char *name;
+    ParseFn parse;      // NULL: a flag, without a value
+    long lo, hi;        // a whole number's bounds
+    Setting setting;    // a setting's (settings.h)
+    StoreAs as;
+};
+
+static int parse_text(const CliSpec *o, const char *val, void *dest) {
+    (void)o;
+    if (dest) *(const char **)dest = val;
+    return 0;
+}
+
+static int parse_whole(const CliSpec *o, const char *s, void *dest) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < o->lo || v > o->hi) {
+        fprintf(stderr, "transformer-tracer: %s takes a whole number from %ld to %ld, got \"%s\" (see --help)\n", o->name, o->lo, o->hi,
+                s);
+        return -1;
+    }
+    if (dest && o->as == AS_U64) *(uint64_t *)dest = (uint64_t)v;
+    else if (dest) *(int *)dest = (int)v;
+    return 0;
+}
+
+static int parse_float(const CliSpec *o, const char *s, void *dest) {
+    char *end;
+    errno = 0;
+    float v = strtof(s, &end);
+    if (errno || end == s || *end || !isfinite(v)) {
+        fprintf(stderr, "transformer-tracer: %s takes a number, got \"%s\" (see --help)\n", o->name, s);
+        return -1;
+    }
+    if (dest) *(float *)dest = v;
+    return 0;
+}
+
+// A decoding or step setting, within the bounds lessons have too (settings.h).
+static int parse_setting(const CliSpec *o, const char *s, void *dest) {
+    char why[160];
+    double x;
+    if (setting_parse(o->setting, s, &x, why, sizeof why)) {
+        fprintf(stderr, "transformer-tracer: %s %s (see --help)\n", o->name, why);
+        return -1;
+    }
+    if (dest && o->as == AS_FLOAT) *(float *)dest = (float)x;
+    else if (dest) *(int *)dest = (int)x;
+    return 0;
+}
+
+static int parse_scale(const CliSpec *o, const char *val, void *dest) {
+    float v;
+    if (parse_float(o, val, &v)) return -1;
+    if (!(v >= 0.25f && v <= 8.0f)) return cli_usage_error("--scale takes 0.25 to 8, got \"%s\"", val), -1;
+    if (dest) *(float *)dest = v;
+    return 0;
+}
+
+static int parse_cmap(const CliSpec *o, const char *val, void *dest) {
+    (void)o;
+    static const char *const names[] = APP_CMAP_NAMES;
+    int k = 0;
+    while (k < APP_CMAP_COUNT && strcmp(val, names[k])) k++;
+    if (k == APP_CMAP_COUNT) return cli_usage_error("--cmap takes viridis, cividis, magma or greys, got \"%s\"", val), -1;
+    if (dest) *(int *)dest = k;
+    return 0;
+}
+
+static int parse_decode(const CliSpec *o, const char *val, void *dest) {
+    (void)o;
+    DecodeMode mode;
+    if (!strcmp(val, "greedy")) mode = DECODE_GREEDY;
+    else if (!strcmp(val, "beam")) mode = DECODE_BEAM;
+    else if (!strcmp(val, "sample")) mode = DECODE_SAMPLE;
+    else return cli_usage_error("--decode takes greedy, beam or sample, got \"%s\"", val), -1;
+    if (dest) *(DecodeMode *)dest = mode;
+    return 0;
+}
+
+static int parse_layer_head(const CliSpec *o, const char *val, void *dest) {
+    (void)o;
+    int l, h;
+    char end;
+    if (sscanf(val, "%d,%d%c", &l, &h, &end) != 2 || l < 1 || h < 1)
+        return cli_usage_error("--supervise-head takes LAYER,HEAD (e.g. 2,1), got \"%s\"", val), -1;
+    if (dest) ((int *)dest)[0] = l, ((int *)dest)[1] = h;
+    return 0;
+}
+
+#define FLAG(name) {name, NULL, 0, 0, 0, 0}
+#define OWN(name, fn) {name, fn, 0, 0, 0, 0}
+#define TEXT(name) {name, parse_text, 0, 0, 0, 0}
+#define WHOLE(name, lo, hi) {name, parse_whole, lo, hi, 0, AS_INT}
+#define REAL(name) {name, parse_float, 0, 0, 0, AS_FLOAT}
+#define SETTING(name, s) {name, parse_setting, 0, 0, s, AS_INT}
+#define SETTING_REAL(name, s) {name, parse_setting, 0, 0, s, AS_FLOAT}
+
+// Every option of every command (--help lists them).
+static const CliSpec specs[] = {
+    FLAG("--skip-bad"), FLAG("--dark"),
+    TEXT("--src"), TEXT("--target"), TEXT("--out"), TEXT("--model"), TEXT("--src-vocab"), TEXT("--tgt-vocab"), TEXT("--name"),
+    TEXT("--corpus"), TEXT("--stage"), TEXT("--script"), TEXT("--sentences"), TEXT("--lesson"), TEXT("--pair"), TEXT("--train"),
+    TEXT("--valid"), TEXT("--resume"),
+    SETTING("--head", SETTING_HEAD), SETTING("--step", SETTING_STEP),
+    WHOLE("--width", 100, 8192), WHOLE("--height", 100, 8192), OWN("--scale", parse_scale), OWN("--cmap", parse_cmap),
+    WHOLE("--steps", 1, 100000000), WHOLE("--batch", 1, 4096), WHOLE("--warmup", 0, 100000000), WHOLE("--threads", 1, 64),
+    WHOLE("--checkpoint-every", 0, 100000000), WHOLE("--eval-every", 0, 100000000), WHOLE("--limit", 0, INT_MAX),
+    REAL("--lr"), REAL("--label-smoothing"), REAL("--clip"), REAL("--align-weight"), OWN("--supervise-head", parse_layer_head),
+    OWN("--decode", parse_decode), SETTING("--beam", SETTING_BEAM),
+    SETTING("--top-k", SETTING_TOP_K), WHOLE("--top", 1, 64),
+    SETTING("--max-steps", SETTING_MAX_STEPS), WHOLE("--pad-to", 0, 4096), {"--seed", parse_whole, 0, LONG_MAX, 0, AS_U64},
+    SETTING_REAL("--temperature", SETTING_TEMPERATURE), SETTING_REAL("--top-p", SETTING_TOP_P),
+    WHOLE("--d-model", 1, 65536), WHOLE("--nhead", 1, 256), SETTING("--layers", SETTING_LAYER),
+    WHOLE("--d-ff", 1, 1 << 20), WHOLE("--max-len", 1, 4096), REAL("--eps"),
+};
+
+static const CliSpec *find_spec(const char *name, bool flag) {
+    for (size_t i = 0; i < sizeof specs / sizeof *specs; i++)
+        if (!strcmp(specs[i].name, name) && (specs[i].parse == NULL) == flag) return &specs[i];
+    return NULL;
+}
+
+int cli_parse(int argc, char **argv, const char *usage_text, CliArgs *a) {
+    *a = (CliArgs){0};
+    a->given = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *a->given);
+    if (!a->given) return cli_fail("out of memory");
+    for (int i = 1; i < argc; i++) {
+        char *arg = argv[i];
+        if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+            fputs(usage_text, stdout);
+            return CLI_DONE;
+        }
+        if (!strcmp(arg, "--version")) {
+            printf("transformer-tracer %s\n", TT_VERSION);
+            return CLI_DONE;
+        }
+        if (strncmp(arg, "--", 2)) {
+            if (a->cmd && !strcmp(a->cmd, "lint")) {
+                if (!a->files) a->files = argv + i;
+                if (a->files + a->n_files != argv + i) return cli_usage_error("lint takes its files together, got \"%s\" after an option", arg);
+                a->n_files++;
+                continue;
+            }
+            if (a->cmd) return cli_usage_error("unexpected argument \"%s\"", arg);
+            a->cmd = arg;
+            continue;
+        }
+        const CliSpec *o = find_spec(arg, true);
+        if (o) {
+            a->given[a->n_given++] = (struct CliGiven){o, NULL};
+            continue;
+        }
+        // --name value or --name=value
+        char name[64];
+        const char *val = strchr(arg, '=');
+        if (val) {
+            snprintf(name, sizeof name, "%.*s", (int)(val - arg), arg);
+            val++;
+        } else {
+            snprintf(name, sizeof name, "%s", arg);
+            if (i + 1 >= argc) return cli_usage_error("%s needs a value", name);
+            val = argv[++i];
+        }
+        if (!(o = find_spec(name, false))) return cli_usage_error("unknown option \"%s\"", name);
+        if (o->parse(o, val, NULL)) return CLI_USAGE;
+        a->given[a->n_given++] = (struct CliGiven){o, val};
+    }
+    if (!a->cmd) a->cmd = "window";
+    return 0;
+}
+
+void cli_args_deinit(CliArgs *a) {
+    free(a->given);
+    a->given = NULL;
+}
+
+bool cli_take(const CliArgs *a, const char *name, void *dest) {
+    bool given = false;
+    for (int i = 0; i < a->n_given; i++) {
+        const CliSpec *o = a->given[i].spec;
+        if (strcmp(o->name, name)) continue;
+        if (o->parse) o->parse(o, a->given[i].value, dest);  // checked when read: cannot fail
+        else *(bool *)dest = true;
+        given = true;
+    }
+    return given;
+}
+
+uint64_t cli_seed(const CliArgs *a) {
+    uint64_t seed = 1;
+    cli_take(a, "--seed", &seed);
+    return seed;
+}
+
+DecodeOptions cli_decode_options(const CliArgs *a) {
+    DecodeOptions d = {.seed = cli_seed(a)};
+    cli_take(a, "--decode", &d.mode);
+    cli_take(a, "--beam", &d.beam_width);
+    cli_take(a, "--top-k", &d.top_k);
+    cli_take(a, "--top", &d.show_top);
+    cli_take(a, "--max-steps", &d.max_steps);
+    cli_take(a, "--pad-to", &d.pad_to);
+    cli_take(a, "--temperature", &d.temperature);
+    cli_take(a, "--top-p", &d.top_p);
+    return d;
+}
+
+Config cli_config(const CliArgs *a) {
+    Config c = {.d_model = 64, .nhead = 4, .n_enc = 2, .n_dec = 2, .d_ff = 256, .eps = 1e-5f, .max_len = 32};
+    cli_take(a, "--d-model", &c.d_model);
+    cli_take(a, "--nhead", &c.nhead);
+    if (cli_take(a, "--layers", &c.n_enc)) c.n_dec = c.n_enc;
+    cli_take(a, "--d-ff", &c.d_ff);
+    cli_take(a, "--max-len", &c.max_len);
+    cli_take(a, "--eps", &c.eps);
+    return c;
+}
+
+// ---- the shipped model --------------------------------------------------------
+
+static int file_exists(const char *path) { return access(path, R_OK) == 0; }
+
+// The folder this program is in, or false.
+static bool exe_dir(char *buf, size_t size) {
+    ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+    if (n <= 0) return false;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (!slash) return false;
+    *slash = '\0';
+    return true;
+}
+
+const char *cli_default_model(char *buf, size_t size) {
+    const char *env = getenv("TRANSFORMER_TRACER_DATA");
+    if (env) {
+        snprintf(buf, size, "%s/" DEFAULT_MODEL, env);
+        return buf;
+    }
+    char exe[PATH_MAX - 128];
+    if (exe_dir(exe, sizeof exe)) {
+        snprintf(buf, size, "%s/../share/transformer-tracer/assets/" DEFAULT_MODEL, exe);
+        if (file_exists(buf)) return buf;
+    }
+    snprintf(buf, size, "%s/" DEFAULT_MODEL, TT_INSTALL_DATA "/assets");
+    if (file_exists(buf)) return buf;
+    snprintf(buf, size, "%s/" DEFAULT_MODEL, TT_SOURCE_ASSETS);
+    return buf;
+}
+
+const char *cli_models_dir(char *buf, size_t size) {
+    cli_default_model(buf, size);
+    char *slash = strrchr(buf, '/');
+    if (slash) *slash = '\0';
+    return buf;
+}
+
+// ---- a sentence's trace ---------------------------------------------------------
+
+// Tokenizes text for one side; reports unknown words by name. Returns 0 or 1.
+static int tokenize(const Vocab *v, const char *what, const char *text, int max_len, Tokens *tok) {
+    Error err;
+    if (voc_tokenize(v, text, tok, &err)) {
+        fprintf(stderr, "transformer-tracer: %s: %s\n", what, err.msg);
+        return 1;
+    }
+    // each refusal is one line, so check the length before warning about words
+    if (tok->n > max_len) {
+        fprintf(stderr, "transformer-tracer: %s has %d tokens; this model takes at most %d\n", what, tok->n, max_len);
+        voc_tokens_deinit(tok);
+        return 1;
+    }
+    bool all_unknown = tok->n_unknown == tok->n;
+    if (tok->n_unknown || all_unknown) {
+        if (all_unknown)
+            fprintf(stderr, "transformer-tracer: %s: no word is in the model's vocabulary, nothing to translate:", what);
+        else
+            fprintf(stderr, "transformer-tracer: %s: %d word%s not in the vocabulary, read as <unk>:", what, tok->n_unknown,
+                    tok->n_unknown > 1 ? "s" : "");
+        for (int i = 0; i < tok->n; i++)
+            if (tok->ids[i] == voc_unk(v)) {
+                // a pasted paragraph can be one "word": quote its first 40 bytes, cut between characters
+                const char *p = tok->pieces[i];
+                int n = (int)strlen(p);
+                if (n > 40)
+                    for (n = 40; n > 0 && ((unsigned char)p[n] & 0xC0) == 0x80; n--) {}
+                fprintf(stderr, " \"%.*s%s\"", n, p, p[n] ? "…" : "");
+            }
+        fputc('\n', stderr);
+    }
+    if (all_unknown) {
+        voc_tokens_deinit(tok);
+        return 1;
+    }
+    return 0;
+}
+
+int cli_run(CliRun *r, const char *model_path, const char *src, const char *target, const DecodeOptions *dec) {
+    *r = (CliRun){0};
+    char buf[2 * PATH_MAX];
+    Error err;
+    if (!(r->model = mdl_load(model_path ? model_path : cli_default_model(buf, sizeof buf), &err))) return cli_fail(err.msg);
+    const Model *m = r->model;
+    if (tokenize(m->src, "source sentence", src, m->cfg.max_len, &r->src)) return 1;
+    DecodeOptions opt = *dec;
+    if (target) {
+        if (tokenize(m->tgt, "target sentence", target, m->cfg.max_len - 1, &r->tgt)) return 1;
+        opt.mode = DECODE_TEACHER;
+        opt.target = r->tgt.ids;
+        opt.target_len = r->tgt.n;
+    }
+    if (!(r->trace = trace_run(m, r->src.ids, r->src.n, &opt, &err))) return cli_fail(err.msg);
+    return 0;
+}
+
+void cli_run_deinit(CliRun *r) {
+    trace_free(r->trace);
+    voc_tokens_deinit(&r->src);
+    voc_tokens_deinit(&r->tgt);
+    mdl_free(r->model);
+    *r = (CliRun){0};
+}
+
+// ---- the module that draws --------------------------------------------------------
+
+// Beside the program in the build folder, then where installed: the same
+// place relative to the program (so a copy under another prefix or DESTDIR
+// works), then the configured path. Returns whether the file is there.
+static bool module_path(char *path, size_t size) {
+    char dir[PATH_MAX - 256];
+    if (exe_dir(dir, sizeof dir)) {
+        snprintf(path, size, "%s/" TT_APP_MODULE, dir);
+        if (file_exists(path)) return true;
+        snprintf(path, size, "%s/" TT_APP_MODULE_FROM_BIN "/" TT_APP_MODULE, dir);
+        if (TT_APP_MODULE_FROM_BIN[0] && file_exists(path)) return true;
+    }
+    snprintf(path, size, "%s", TT_APP_MODULE_DIR "/" TT_APP_MODULE);
+    return file_exists(path);
+}
+
+const AppModule *cli_app_module(void) {
+    static const AppModule *module;
+    if (module) return module;
+    char path[PATH_MAX];
+    if (!module_path(path, sizeof path)) {
+        fprintf(stderr, "transformer-tracer: cannot find " TT_APP_MODULE ", which draws the window and exports, beside the program or in "
+                        TT_APP_MODULE_DIR " (install the program again)\n");
+        return NULL;
+    }
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    const AppModule *m = h ? dlsym(h, APP_MODULE_SYMBOL) : NULL;
+    if (!m) {
+        const char *why = dlerror();
+        fprintf(stderr, "transformer-tracer: cannot load %s: %s\n", path, why ? why : "no " APP_MODULE_SYMBOL " in it");
+        if (h) dlclose(h);
+        return NULL;
+    }
+    if (m->version != APP_MODULE_VERSION) {
+        fprintf(stderr, "transformer-tracer: %s is from another version of the program (install the program again)\n", path);
+        dlclose(h);
+        return NULL;
+    }
+    return module = m;
+}
