@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
 #include "lesson.h"
 #include "view.h"
 
@@ -20,6 +19,7 @@ typedef struct {
 } Item;
 
 struct LessonMode {
+    const LmHost *host;         // all lesson mode asks of the App
     char *lessons_dir, *models_dir;
     Lesson *l;
     LesProblems problems;       // of the lesson opened; it runs only without any
@@ -42,9 +42,10 @@ struct LessonMode {
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
-LessonMode *lm_new(const char *lessons_dir, const char *models_dir) {
+LessonMode *lm_new(const char *lessons_dir, const char *models_dir, const LmHost *host) {
     LessonMode *lm = calloc(1, sizeof *lm);
     if (!lm) return NULL;
+    lm->host = host;
     lm->lessons_dir = strdup(lessons_dir ? lessons_dir : "lessons");
     lm->models_dir = strdup(models_dir ? models_dir : ".");
     if (!lm->lessons_dir || !lm->models_dir) {
@@ -104,38 +105,38 @@ static void apply(LessonMode *lm, App *a) {
         snprintf(lm->why, sizeof lm->why, "model \"%.200s\": not a shipped model or a file beside the lesson", r.model ? r.model : "");
         return;
     }
-    if (strcmp(app_model_path(a), model)) {
-        if (app_set_model(a, model)) {
-            snprintf(lm->why, sizeof lm->why, "%s", app_status(a));
+    if (strcmp(lm->host->model_path(a), model)) {
+        if (lm->host->set_model(a, model)) {
+            snprintf(lm->why, sizeof lm->why, "%s", lm->host->status(a));
             return;
         }
         lm->have_set = false;
     }
     if (!lm->have_set || !les_run_equal(&r, &lm->have)) {
         Error err;
-        Trace *t = les_trace(app_model(a), &r, lm->own != NULL, &err);
+        Trace *t = les_trace(lm->host->model(a), &r, lm->own != NULL, &err);
         if (!t) {
             snprintf(lm->why, sizeof lm->why, "%s", err.msg);
             lm->have_set = false;
             return;
         }
         DecodeOptions d = les_decode_options(&r);
-        app_show_trace(a, t, r.sentence, &d);
+        lm->host->show_trace(a, t, r.sentence, &d);
         lm->have = r;
         lm->have_set = true;
     }
     const LesStep *s = &l->steps[lm->step];
-    int idx = les_bind(l, lm->step, app_trace(a), lm->why, sizeof lm->why);
+    int idx = les_bind(l, lm->step, lm->host->trace(a), lm->why, sizeof lm->why);
     ViewOptions v = {.heads_grid = s->grid, .lines = s->lines, .no_side_by_side = s->alone, .no_gold = s->no_gold,
                      .hide_shape = s->ask[LES_EN] != NULL};
     for (int i = 0; i < s->n_cells && v.n_highlight < 16; i++) {
         v.highlight[v.n_highlight].row = s->cells[i].row;
         v.highlight[v.n_highlight++].col = s->cells[i].col;
     }
-    app_set_view(a, &v);
-    app_set_step(a, idx >= 0 ? idx : 0);
-    app_show_status(a, "%s", "");  // the status line then says where the lesson is, in the window's language
-    snprintf(lm->shown, sizeof lm->shown, "%s", app_sentence(a));
+    lm->host->set_view(a, &v);
+    lm->host->set_step(a, idx >= 0 ? idx : 0);
+    lm->host->show_status(a, "%s", "");  // the status line then says where the lesson is, in the window's language
+    snprintf(lm->shown, sizeof lm->shown, "%s", lm->host->sentence(a));
 }
 
 void lm_go(LessonMode *lm, App *a, int step) {
@@ -164,10 +165,10 @@ int lm_open(LessonMode *lm, App *a, const char *path) {
     if (lm->l && lm->l->model && lm->l->run.sentence) {
         char model[4096];
         if (les_model_path(lm->l, lm->l->model, lm->models_dir, model, sizeof model) &&
-            (strcmp(app_model_path(a), model) == 0 || app_set_model(a, model) == 0))
-            app_set_sentence(a, lm->l->run.sentence);
+            (strcmp(lm->host->model_path(a), model) == 0 || lm->host->set_model(a, model) == 0))
+            lm->host->set_sentence(a, lm->l->run.sentence);
     }
-    app_show_status(a, "%s", lm->problems.n ? lm->problems.msgs[0] : "");
+    lm->host->show_status(a, "%s", lm->problems.n ? lm->problems.msgs[0] : "");
     return -1;
 }
 
@@ -268,7 +269,7 @@ static bool picker_event(LessonMode *lm, App *a, const SDL_Event *e) {
 static void next(LessonMode *lm, App *a, int delta) {
     int to = lm->step + delta;
     if (to < 0 || to >= lm->l->n_steps) {
-        app_show_status(a, "%s", i18n(app_lang(a), to < 0 ? S_L_FIRST : S_L_LAST));
+        lm->host->show_status(a, "%s", i18n(lm->host->lang(a), to < 0 ? S_L_FIRST : S_L_LAST));
         return;
     }
     lm_go(lm, a, to);
@@ -278,14 +279,14 @@ static void next(LessonMode *lm, App *a, int delta) {
 static void reveal(LessonMode *lm, App *a) {
     if (!lm->l->steps[lm->step].ask[LES_EN]) return;
     lm->revealed = !lm->revealed;
-    ViewOptions v = *app_view(a);
+    ViewOptions v = *lm->host->view(a);
     v.hide_shape = !lm->revealed;
-    app_set_view(a, &v);
+    lm->host->set_view(a, &v);
 }
 
 bool lm_event(LessonMode *lm, App *a, const SDL_Event *e) {
     if (lm->picker) return picker_event(lm, a, e);
-    if (app_busy(a)) return false;  // typing, help or settings: theirs
+    if (lm->host->busy(a)) return false;  // typing, help or settings: theirs
     if (e->type == SDL_KEYDOWN) {
         SDL_Keycode sym = e->key.keysym.sym;
         Uint16 mod = e->key.keysym.mod;
@@ -314,7 +315,7 @@ bool lm_event(LessonMode *lm, App *a, const SDL_Event *e) {
         case SDLK_RETURN: case SDLK_KP_ENTER: reveal(lm, a); return true;
         case SDLK_ESCAPE:
             lm->exploring = true;
-            app_show_status(a, i18n(app_lang(a), S_L_EXPLORING), lm->step + 1);
+            lm->host->show_status(a, i18n(lm->host->lang(a), S_L_EXPLORING), lm->step + 1);
             return true;
         case SDLK_r:
             if (!lm->own) return false;
@@ -350,10 +351,10 @@ bool lm_event(LessonMode *lm, App *a, const SDL_Event *e) {
 }
 
 void lm_after_event(LessonMode *lm, App *a) {
-    if (!lm_running(lm) || !strcmp(app_sentence(a), lm->shown)) return;
+    if (!lm_running(lm) || !strcmp(lm->host->sentence(a), lm->shown)) return;
     // the teacher ran a sentence of their own: every step re-binds to it
     free(lm->own);
-    lm->own = strcmp(app_sentence(a), lm->l->run.sentence) ? strdup(app_sentence(a)) : NULL;
+    lm->own = strcmp(lm->host->sentence(a), lm->l->run.sentence) ? strdup(lm->host->sentence(a)) : NULL;
     lm->have_set = false;
     apply(lm, a);
 }

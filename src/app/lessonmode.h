@@ -2,6 +2,10 @@
 // time: its model, sentence, settings, stage and view; the narration panel;
 // the question and its reveal; the lesson picker. The App owns one and hands
 // it events before its own handling.
+//
+// Dependencies go one way: the App includes this header and gives lesson
+// mode an LmHost, the few things it may ask of the window; lesson mode never
+// includes app.h, and the App is an opaque handle to it.
 #ifndef TT_LESSONMODE_H
 #define TT_LESSONMODE_H
 
@@ -10,13 +14,37 @@
 
 #include "gfx.h"
 #include "i18n.h"
+#include "model.h"
 #include "theme.h"
+#include "trace.h"
+#include "view.h"
 
 typedef struct App App;
 typedef struct LessonMode LessonMode;
 
-// lessons_dir: the picker's folder; models_dir: where a lesson's model names point.
-LessonMode *lm_new(const char *lessons_dir, const char *models_dir);
+// What lesson mode asks of the window (app.c fills it with the App's own
+// functions, whose contracts app.h gives).
+typedef struct {
+    const char *(*model_path)(const App *a);
+    int (*set_model)(App *a, const char *path);        // 0, or -1 with the reason in status
+    const Model *(*model)(const App *a);
+    const char *(*status)(const App *a);
+    void (*show_status)(App *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+    // shows t (owned from then on), of sentence run with d
+    void (*show_trace)(App *a, Trace *t, const char *sentence, const DecodeOptions *d);
+    const Trace *(*trace)(const App *a);
+    int (*set_sentence)(App *a, const char *text);     // runs it: 0, or -1 with the reason in status
+    const char *(*sentence)(const App *a);
+    void (*set_step)(App *a, int step);
+    const ViewOptions *(*view)(const App *a);
+    void (*set_view)(App *a, const ViewOptions *v);
+    Lang (*lang)(const App *a);
+    bool (*busy)(const App *a);                        // the text box, help or settings have the keys
+} LmHost;
+
+// lessons_dir: the picker's folder; models_dir: where a lesson's model names
+// point; host: the window's functions, which must outlive lesson mode.
+LessonMode *lm_new(const char *lessons_dir, const char *models_dir, const LmHost *host);
 void lm_free(LessonMode *lm);
 
 // Opens a lesson file. A lesson with problems does not run: the panel lists

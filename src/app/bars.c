@@ -1,0 +1,114 @@
+#include "bars.h"
+
+#include <stdio.h>
+
+#include "settings_panel.h"
+#include "vocab.h"
+#include "widgets.h"
+
+const SDL_Keycode bars_switch_keys[4] = {SDLK_g, SDLK_v, SDLK_m, SDLK_a};
+
+const char *bars_info(const Model *m, const Trace *t, Lang lang, char *info, size_t size) {
+    const DecodeOptions *d = trace_options(t);  // a lesson step may differ from the settings
+    int n = snprintf(info, size, "%s  \xC2\xB7  %s", m->name, sp_mode_name(lang, d->mode));
+    if (n < 0 || n >= (int)size) n = (int)size - 1;  // a model's name has no length limit
+    if (d->mode == DECODE_BEAM) snprintf(info + n, size - (size_t)n, " %d", d->beam_width ? d->beam_width : 4);
+    if (d->mode == DECODE_SAMPLE)
+        snprintf(info + n, size - (size_t)n, "  T %.1f  k %d  p %.2f  #%llu", (double)(d->temperature > 0 ? d->temperature : 1.0f), d->top_k,
+                 (double)(d->top_p > 0 ? d->top_p : 1.0f), (unsigned long long)d->seed);
+    return info;
+}
+
+static void draw_chips(Bars *b, Gfx *g, const Theme *th, int x, int y, int k, int count, int current, const char *prefix) {
+    int px = gfx_px(g, 16), pad = gfx_px(g, 6);
+    char buf[16];
+    b->n_chips[k] = count < 16 ? count : 16;
+    for (int i = 0; i < b->n_chips[k]; i++) {
+        snprintf(buf, sizeof buf, "%s%d", prefix, i + 1);
+        b->chips[k][i] = wg_toggle(g, th, x, y, buf, px, pad, i + 1 == current);
+        x += b->chips[k][i].w + pad / 2;
+    }
+}
+
+// The view switches that apply to the step shown, as toggles lit when on,
+// from x; returns the x where they end.
+static int draw_switches(Bars *b, Gfx *g, const ViewState *vs, int x, int y) {
+    int px = gfx_px(g, 16), pad = gfx_px(g, 6);
+    const ViewOptions *v = &vs->opt;
+    ViewSwitches w = view_switches(vs);
+    // M does nothing where the grid or the lines show the weights instead (plan_panels)
+    bool side_by_side = w.side_by_side && !(w.heads_grid && v->heads_grid) && !(w.lines && v->lines);
+    const bool shown[4] = {w.heads_grid, w.lines, side_by_side, w.gold};
+    const bool on[4] = {v->heads_grid, v->lines, !v->no_side_by_side, !v->no_gold};
+    static const StringId labels[4] = {S_SW_GRID, S_SW_LINES, S_SW_SIDE_BY_SIDE, S_SW_GOLD};
+    for (int i = 0; i < 4; i++) {
+        b->switches[i] = (SDL_Rect){0};
+        if (!shown[i]) continue;
+        b->switches[i] = wg_toggle(g, vs->theme, x, y, i18n(vs->lang, labels[i]), px, pad, on[i]);
+        x += b->switches[i].w + pad / 2;
+    }
+    return x;
+}
+
+// The mode, unmistakable, and the target it is fed (--target, or a lesson's), from x to right.
+static void draw_teacher(Gfx *g, const ViewState *vs, int x, int y, int right) {
+    const Theme *th = vs->theme;
+    int small = gfx_px(g, 16), pad = gfx_px(g, 12);
+    const char *badge = i18n(vs->lang, S_TEACHER_FORCING);
+    int bh = gfx_line_height(g, small), bw = gfx_text_width(g, badge, small) + pad;
+    gfx_fill(g, (SDL_Rect){x, y, bw, bh}, th->chosen);
+    gfx_text(g, x + pad / 2, y, badge, small, theme_text_on(th->chosen), GFX_LEFT);
+    enum { FED_MAX = 16384 };  // as the text box holds
+    char target[FED_MAX + 64], fed[FED_MAX] = "";
+    int n_out, used = 0;
+    const int *out = trace_output(vs->trace, &n_out);  // in teacher forcing, the target itself
+    for (int i = 0; i < n_out && used < (int)sizeof fed - 64; i++)
+        used += snprintf(fed + used, sizeof fed - (size_t)used, "%s%s", i ? " " : "", voc_token(vs->model->tgt, out[i]));
+    snprintf(target, sizeof target, i18n(vs->lang, S_TARGET), fed);
+    gfx_text_fit(g, x + bw + pad / 2, y, right - (x + bw + pad / 2), target, small, th->text, GFX_LEFT);
+}
+
+void bars_draw_chips(Bars *b, Gfx *g, const Layout *lay, const ViewState *vs) {
+    const Step *s = trace_step(vs->trace, vs->step);
+    const Config *cfg = &vs->model->cfg;
+    int W = gfx_width(g), pad = lay->pad, y = lay->chips_y;
+    b->n_chips[0] = b->n_chips[1] = 0;
+    if (s->layer) draw_chips(b, g, vs->theme, pad, y, 0, s->stage->part == STAGE_ENCODER ? cfg->n_enc : cfg->n_dec, s->layer, "L");
+    if (s->head) draw_chips(b, g, vs->theme, W / 4, y, 1, cfg->nhead, s->head, "H");
+    const SDL_Rect *last = b->n_chips[1] ? &b->chips[1][b->n_chips[1] - 1] : NULL;
+    int switches_end = draw_switches(b, g, vs, last ? last->x + last->w + 2 * pad : W / 4, y);
+    char pos[64];
+    snprintf(pos, sizeof pos, i18n(vs->lang, S_STEP), vs->step + 1, trace_count(vs->trace));
+    int pos_w = gfx_text(g, W - pad, y, pos, lay->small, vs->theme->text_dim, GFX_RIGHT);
+    if (trace_options(vs->trace)->mode == DECODE_TEACHER) draw_teacher(g, vs, SDL_max(W / 2, switches_end + 2 * pad), y, W - pad - pos_w - pad);
+}
+
+void bars_draw_timeline(Gfx *g, const Layout *lay, const Theme *th, const Trace *t, int step, bool playing) {
+    SDL_Rect play = lay->play_button, tl = lay->timeline;
+    wg_button(g, th, play, "", lay->small, playing);
+    if (playing) {  // pause: two bars
+        int bw = SDL_max(1, tl.h / 6), bh = tl.h / 2, cx = play.x + play.w / 2, by = play.y + tl.h / 4;
+        gfx_fill(g, (SDL_Rect){cx - bw - bw / 2 - 1, by, bw, bh}, th->accent_text);
+        gfx_fill(g, (SDL_Rect){cx + bw / 2 + 1, by, bw, bh}, th->accent_text);
+    } else {
+        gfx_text(g, play.x + play.w / 2, play.y + (tl.h - gfx_line_height(g, lay->small)) / 2, "\xE2\x96\xB6", lay->small, th->text, GFX_CENTER);  // ▶
+    }
+    int n = trace_count(t);
+    for (int x = 0; x < tl.w; x++) {
+        const Step *ts = trace_step(t, (int)((long)x * n / tl.w));
+        Color c = ts->dstep == 0 ? th->accent : (ts->dstep % 2 ? th->panel_edge : th->text_dim);
+        gfx_fill(g, (SDL_Rect){tl.x + x, tl.y, 1, tl.h}, c);
+    }
+    int mx = tl.x + (int)((long)step * tl.w / (n > 0 ? n : 1));
+    gfx_fill(g, (SDL_Rect){mx - gfx_px(g, 2), tl.y - gfx_px(g, 3), gfx_px(g, 4), tl.h + gfx_px(g, 6)}, th->chosen);
+}
+
+BarsClick bars_click(const Bars *b, int x, int y) {
+    SDL_Point p = {x, y};
+    for (int i = 0; i < 4; i++)
+        if (SDL_PointInRect(&p, &b->switches[i])) return (BarsClick){BARS_SWITCH, i};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < b->n_chips[k]; i++)
+            if (SDL_PointInRect(&p, &b->chips[k][i])) return (BarsClick){k == 0 ? BARS_LAYER : BARS_HEAD, i + 1};
+    return (BarsClick){BARS_NONE, 0};
+}

@@ -1,0 +1,84 @@
+#include "layout.h"
+
+#include <stdio.h>
+
+PageRects lay_page(Gfx *g, SDL_Rect area) {
+    int lh = gfx_line_height(g, gfx_px(g, 18)), big_lh = gfx_line_height(g, gfx_px(g, 24)), pad = gfx_px(g, 10);
+    int top = area.y + big_lh + pad, formula_h = 2 * lh + pad;
+    PageRects r = {
+        .title = {area.x, area.y, area.w, big_lh},
+        .view = {area.x, top, area.w, area.y + area.h - top - formula_h - pad},
+        .formula = {area.x, area.y + area.h - formula_h, area.w, formula_h},
+    };
+    return r;
+}
+
+void lay_frame(Gfx *g, const FrameContent *c, Layout *o) {
+    int W = gfx_width(g), H = gfx_height(g);
+    o->px = gfx_px(g, 18);
+    o->small = gfx_px(g, 16);
+    o->lh = gfx_line_height(g, o->px);
+    o->pad = gfx_px(g, 12);
+    int px = o->px, pad = o->pad, box_h = o->box_h = o->lh + pad;
+    int bw = gfx_text_width(g, c->settings_label, o->small) + pad;
+    o->settings_button = (SDL_Rect){W - pad - bw, pad, bw, box_h};
+    o->help_button = (SDL_Rect){o->settings_button.x - pad / 2 - box_h, pad, box_h, box_h};
+    int counter_w = c->counter ? gfx_text_width(g, c->counter, px) : 0, nav_w = c->counter ? 2 * box_h + counter_w + 2 * pad : 0;
+    // the sentence box takes 3/5 of the width, less what the model and strategy need beside it (it scrolls), 2/5 at least
+    // (room: the box's margin, then pad / 2 + pad before the line and 2 pad after it, up to the ? button)
+    int text_w = SDL_max(SDL_min(W * 3 / 5, o->help_button.x - 5 * pad - gfx_text_width(g, c->info, px)), W * 2 / 5) - nav_w;
+    o->text_box = (SDL_Rect){pad, pad, text_w > box_h ? text_w : box_h, box_h};
+    int x = o->text_box.x + o->text_box.w + pad / 2, ty = o->text_box.y + pad / 2;
+    o->list_prev = o->counter = o->list_next = (SDL_Rect){0};
+    if (c->counter) {
+        o->list_prev = (SDL_Rect){x, pad, box_h, box_h};
+        x += box_h + pad / 2;
+        o->counter = (SDL_Rect){x, ty, counter_w, o->lh};
+        x += counter_w + pad / 2;
+        o->list_next = (SDL_Rect){x, pad, box_h, box_h};
+        x += box_h;
+    }
+    o->info = (SDL_Rect){x + pad, ty, o->help_button.x - x - 2 * pad, o->lh};
+    o->chips_y = o->text_box.y + o->text_box.h + pad / 2;
+    // the step, between the chips and the timeline
+    int status_h = o->lh + pad / 2, timeline_h = gfx_px(g, 22);
+    int top = o->chips_y + gfx_line_height(g, o->small) + pad;
+    o->page = (SDL_Rect){pad, top, W - 2 * pad, H - top - timeline_h - status_h - 2 * pad};
+    o->lesson_panel = (SDL_Rect){0};
+    if (c->lesson_panel) {  // the lesson's narration on the right
+        int panel_w = W * 34 / 100;
+        o->page.w -= panel_w + pad;
+        o->lesson_panel = (SDL_Rect){o->page.x + o->page.w + pad, o->page.y, panel_w, o->page.h};
+    }
+    o->parts = lay_page(g, o->page);
+    // play / pause, then the timeline; the status line under them
+    int play_w = timeline_h * 3 / 2, tl_x = pad + play_w + pad / 2;
+    o->play_button = (SDL_Rect){pad, H - status_h - timeline_h - pad, play_w, timeline_h};
+    o->timeline = (SDL_Rect){tl_x, H - status_h - timeline_h - pad, W - pad - tl_x, timeline_h};
+    o->status = (SDL_Rect){pad, H - status_h - pad / 2, W - 2 * pad, status_h};
+}
+
+void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs) {
+    const Theme *th = vs->theme;
+    Lang lang = vs->lang;
+    const Step *s = trace_step(vs->trace, vs->step);
+    PageRects r = lay_page(g, area);
+    int px = gfx_px(g, 18), big = gfx_px(g, 24), lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
+    char id[128], line[512];
+    trace_stage_id(s, id, sizeof id);
+    int n = snprintf(line, sizeof line, "%s", id);
+    if (s->layer) n += snprintf(line + n, sizeof line - (size_t)n, "   %s %d", i18n(lang, S_LAYER), s->layer);
+    if (s->head) n += snprintf(line + n, sizeof line - (size_t)n, "   %s %d", i18n(lang, S_HEAD), s->head);
+    if (trace_options(vs->trace)->mode == DECODE_TEACHER && s->dstep)  // one pass over the whole target: no decoding steps
+        snprintf(line + n, sizeof line - (size_t)n, "   %s", i18n(lang, S_TEACHER_FORCING));
+    else if (s->dstep)
+        snprintf(line + n, sizeof line - (size_t)n, "   %s %d", i18n(lang, S_DECODING_STEP), s->dstep);
+    gfx_text_fit(g, r.title.x, r.title.y, r.title.w, line, big, th->text, GFX_LEFT);
+    view_draw(g, r.view, vs);
+    gfx_fill(g, r.formula, th->panel);
+    gfx_frame(g, r.formula, 1, th->panel_edge);
+    gfx_math(g, r.formula.x + pad, r.formula.y + pad / 2, r.formula.w - 2 * pad, i18n_formula(lang, s->formula), px, th->text);
+    if (vs->opt.hide_shape) snprintf(line, sizeof line, "%s: %s", i18n(lang, S_SHAPE), i18n(lang, S_L_SHAPE_HIDDEN));
+    else snprintf(line, sizeof line, "%s: %s \xC3\x97 %s = %d \xC3\x97 %d", i18n(lang, S_SHAPE), s->sym_rows, s->sym_cols, s->rows, s->cols);
+    gfx_math(g, r.formula.x + pad, r.formula.y + pad / 2 + lh, r.formula.w - 2 * pad, line, px, th->text_dim);
+}

@@ -1,0 +1,262 @@
+#include "settings_panel.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "vocab.h"
+#include "widgets.h"
+
+static bool same_file(const char *x, const char *y) {
+    struct stat sx, sy;
+    if (stat(x, &sx) || stat(y, &sy)) return !strcmp(x, y);
+    return sx.st_dev == sy.st_dev && sx.st_ino == sy.st_ino;
+}
+
+static int compare_paths(const void *x, const void *y) { return strcmp(*(char *const *)x, *(char *const *)y); }
+
+void sp_init(SettingsPanel *sp, const char *dir, const char *model_path) {
+    memset(sp, 0, sizeof *sp);
+    sp->export_scale = 2;
+    int cap = 1;
+    DIR *d = dir ? opendir(dir) : NULL;
+    for (struct dirent *e; d && (e = readdir(d));) cap++;
+    if (d) rewinddir(d);
+    sp->models = calloc((size_t)cap, sizeof *sp->models);
+    if (!sp->models) {
+        if (d) closedir(d);
+        return;
+    }
+    for (struct dirent *e; d && sp->n_models < cap - 1 && (e = readdir(d));) {
+        size_t len = strlen(e->d_name), ext = strlen(".safetensors");
+        if (len <= ext || strcmp(e->d_name + len - ext, ".safetensors") || e->d_name[0] == '.') continue;
+        size_t size = strlen(dir) + len + 2;
+        char *path = malloc(size);
+        if (!path) break;
+        snprintf(path, size, "%s/%s", dir, e->d_name);
+        sp->models[sp->n_models++] = path;
+    }
+    if (d) closedir(d);
+    qsort(sp->models, (size_t)sp->n_models, sizeof *sp->models, compare_paths);
+    sp_set_model(sp, model_path);
+    if (sp->model_at < 0 && (sp->models[sp->n_models] = strdup(model_path))) sp->model_at = sp->n_models++;
+}
+
+void sp_deinit(SettingsPanel *sp) {
+    for (int i = 0; i < sp->n_models; i++) free(sp->models[i]);
+    free(sp->models);
+    sp->models = NULL;
+    sp->n_models = 0;
+}
+
+void sp_set_model(SettingsPanel *sp, const char *path) {
+    sp->model_at = -1;
+    for (int i = 0; i < sp->n_models && sp->model_at < 0; i++)
+        if (same_file(sp->models[i], path)) sp->model_at = i;
+}
+
+// The rows that apply to the current strategy, in order. Returns how many.
+static int settings_rows(const SpState *st, SettingsRow *rows) {
+    int n = 0;
+    DecodeMode mode = st->decode->mode;
+    rows[n++] = ROW_MODEL;
+    rows[n++] = ROW_STRATEGY;
+    if (mode == DECODE_BEAM) rows[n++] = ROW_BEAM;
+    if (mode == DECODE_SAMPLE) {
+        rows[n++] = ROW_TEMPERATURE;
+        rows[n++] = ROW_TOP_K;
+        rows[n++] = ROW_TOP_P;
+        rows[n++] = ROW_SEED;
+    }
+    if (mode != DECODE_TEACHER) rows[n++] = ROW_MAX_STEPS;  // teacher forcing runs the target's length
+    rows[n++] = ROW_EXPORT_SCALE;
+    return n;
+}
+
+static int clamp_int(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+static float clamp_float(float v, float lo, float hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+// The strategies offered: teacher forcing only with a target.
+static int strategies(const SpState *st, DecodeMode *modes) {
+    int n = 0;
+    modes[n++] = DECODE_GREEDY;
+    modes[n++] = DECODE_BEAM;
+    modes[n++] = DECODE_SAMPLE;
+    if (st->has_target) modes[n++] = DECODE_TEACHER;
+    return n;
+}
+
+// Changes a row's value by delta steps (−1 / +1): the change the App is to run.
+static void change(SettingsPanel *sp, const SpState *st, SettingsRow row, int delta, SpChange *out) {
+    DecodeOptions d = *st->decode;
+    DecodeMode modes[4];
+    int n = strategies(st, modes), i = 0;
+    const Config *cfg = &st->model->cfg;
+    switch (row) {
+    case ROW_MODEL:
+        if (sp->n_models > 0) {
+            out->what = SP_MODEL;
+            out->model = sp->models[((sp->model_at < 0 ? 0 : sp->model_at) + delta + sp->n_models) % sp->n_models];
+        }
+        return;
+    case ROW_STRATEGY:
+        while (i < n && modes[i] != d.mode) i++;
+        d.mode = modes[(i + delta + n) % n];
+        break;
+    case ROW_BEAM: d.beam_width = clamp_int((d.beam_width ? d.beam_width : 4) + delta, 1, 16); break;
+    case ROW_TEMPERATURE:
+        d.temperature = clamp_float(roundf(((d.temperature > 0 ? d.temperature : 1.0f) + 0.1f * (float)delta) * 10.0f) / 10.0f, 0.1f, 5.0f);
+        break;
+    case ROW_TOP_K: d.top_k = clamp_int(d.top_k + delta, 0, voc_size(st->model->tgt)); break;
+    case ROW_TOP_P: d.top_p = clamp_float(roundf(((d.top_p > 0 ? d.top_p : 1.0f) + 0.05f * (float)delta) * 20.0f) / 20.0f, 0.05f, 1.0f); break;
+    case ROW_SEED:
+        if (delta < 0 && d.seed == 0) return;
+        d.seed += (uint64_t)(int64_t)delta;
+        break;
+    case ROW_MAX_STEPS: d.max_steps = clamp_int((d.max_steps ? d.max_steps : cfg->max_len) + delta, 1, cfg->max_len); break;
+    case ROW_EXPORT_SCALE: sp->export_scale = clamp_int(sp->export_scale + delta, 1, 4); return;
+    default: return;
+    }
+    out->what = SP_DECODE;
+    out->decode = d;
+}
+
+const char *sp_mode_name(Lang lang, DecodeMode mode) {
+    static const StringId names[] = {S_GREEDY, S_BEAM, S_SAMPLING, S_TEACHER_FORCING};
+    return i18n(lang, names[mode]);
+}
+
+// Arrow keys in the open panel: ↑ ↓ choose a row, ← → change it.
+static bool settings_key(SettingsPanel *sp, const SpState *st, SDL_Keycode sym, SpChange *out) {
+    SettingsRow rows[ROW_COUNT];
+    int n = settings_rows(st, rows), at = 0;
+    while (at < n && rows[at] != sp->row) at++;
+    if (at == n) at = 1;  // the row went with the strategy
+    switch (sym) {
+    case SDLK_UP: sp->row = rows[(at + n - 1) % n]; return true;
+    case SDLK_DOWN: sp->row = rows[(at + 1) % n]; return true;
+    case SDLK_LEFT:
+    case SDLK_RIGHT:
+        sp->row = rows[at];
+        change(sp, st, rows[at], sym == SDLK_LEFT ? -1 : 1, out);
+        return true;
+    default: return false;
+    }
+}
+
+bool sp_event(SettingsPanel *sp, const SDL_Event *e, const SpState *st, SpChange *out) {
+    out->what = SP_NONE;
+    if (e->type == SDL_KEYDOWN) {
+        bool mods = e->key.keysym.mod & (KMOD_CTRL | KMOD_SHIFT | KMOD_ALT);
+        return sp->open && !mods && settings_key(sp, st, e->key.keysym.sym, out);
+    }
+    if (e->type != SDL_MOUSEBUTTONDOWN || e->button.button != SDL_BUTTON_LEFT) return false;
+    SDL_Point p = {e->button.x, e->button.y};
+    // what is drawn on top first
+    for (int i = 0; sp->open && i < sp->n_hits; i++)
+        if (SDL_PointInRect(&p, &sp->hits[i].r)) {
+            const SpHit *h = &sp->hits[i];
+            sp->row = h->row;
+            if (h->choice < 0) {
+                change(sp, st, h->row, h->delta, out);
+            } else if ((DecodeMode)h->choice != st->decode->mode) {
+                out->what = SP_DECODE;
+                out->decode = *st->decode;
+                out->decode.mode = (DecodeMode)h->choice;
+            }
+            return true;
+        }
+    return sp->open && SDL_PointInRect(&p, &sp->box);
+}
+
+static const char *base_name(const char *path) {
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+// A row's value as shown.
+static void row_value(const SettingsPanel *sp, const SpState *st, SettingsRow row, Lang lang, char *buf, size_t size) {
+    const DecodeOptions *d = st->decode;
+    switch (row) {
+    case ROW_MODEL: snprintf(buf, size, "%s   %d/%d", base_name(st->model_path), sp->model_at + 1, sp->n_models); break;
+    case ROW_BEAM: snprintf(buf, size, "%d", d->beam_width ? d->beam_width : 4); break;
+    case ROW_TEMPERATURE: snprintf(buf, size, "%.1f", (double)(d->temperature > 0 ? d->temperature : 1.0f)); break;
+    case ROW_TOP_K:
+        if (d->top_k) snprintf(buf, size, "%d", d->top_k);
+        else snprintf(buf, size, "%s", i18n(lang, S_ALL));
+        break;
+    case ROW_TOP_P: snprintf(buf, size, "%.2f", (double)(d->top_p > 0 ? d->top_p : 1.0f)); break;
+    case ROW_SEED: snprintf(buf, size, "%llu", (unsigned long long)d->seed); break;
+    case ROW_MAX_STEPS:
+        if (d->max_steps) snprintf(buf, size, "%d", d->max_steps);
+        else snprintf(buf, size, i18n(lang, S_MODEL_MAX), st->model->cfg.max_len);
+        break;
+    case ROW_EXPORT_SCALE: snprintf(buf, size, "%d\xC3\x97", sp->export_scale); break;  // 2×
+    default: buf[0] = '\0';
+    }
+}
+
+static void add_hit(SettingsPanel *sp, SDL_Rect r, SettingsRow row, int delta, int choice) {
+    if (sp->n_hits < (int)(sizeof sp->hits / sizeof *sp->hits)) sp->hits[sp->n_hits++] = (SpHit){r, row, delta, choice};
+}
+
+void sp_draw(SettingsPanel *sp, Gfx *g, const SpState *st, const Theme *th, Lang lang) {
+    sp->n_hits = 0;
+    sp->box = (SDL_Rect){0};
+    if (!sp->open) return;
+    int W = gfx_width(g), px = gfx_px(g, 18), small = gfx_px(g, 15), lh = gfx_line_height(g, px), pad = gfx_px(g, 12);
+    int row_h = lh + pad / 2 + gfx_px(g, 4);
+    static const StringId labels[ROW_COUNT] = {S_MODEL, S_DECODING, S_BEAM_WIDTH, S_TEMPERATURE, S_TOP_K, S_TOP_P, S_SEED, S_MAX_STEPS, S_EXPORT_SCALE};
+    SettingsRow rows[ROW_COUNT];
+    int n = settings_rows(st, rows), label_w = 0;
+    for (int i = 0; i < n; i++) {
+        int w = gfx_text_width(g, i18n(lang, labels[rows[i]]), px);
+        label_w = w > label_w ? w : label_w;
+    }
+    DecodeMode modes[4];
+    int n_modes = strategies(st, modes), chips_w = 0;
+    for (int i = 0; i < n_modes; i++) chips_w += gfx_text_width(g, sp_mode_name(lang, modes[i]), px) + 2 * pad + pad / 2;
+    int title_h = gfx_line_height(g, gfx_px(g, 22)) + pad / 2;
+    SDL_Rect box = {0, sp->button.y + sp->button.h + pad / 2, label_w + 2 * pad + (chips_w > gfx_px(g, 420) ? chips_w : gfx_px(g, 420)), 0};
+    box.h = title_h + n * row_h + gfx_line_height(g, small) + 2 * pad;
+    if (box.w > W) box.w = W;
+    box.x = W - box.w - pad > 0 ? W - box.w - pad : 0;
+    gfx_fill(g, box, th->panel);
+    gfx_frame(g, box, 2, th->accent);
+    gfx_text(g, box.x + pad, box.y + pad, i18n(lang, S_SETTINGS), gfx_px(g, 22), th->text, GFX_LEFT);
+    int cx = box.x + pad + label_w + pad, cw = box.x + box.w - pad - cx;
+    for (int i = 0; i < n; i++) {
+        int y = box.y + pad + title_h + i * row_h;
+        SDL_Rect line = {box.x + gfx_px(g, 4), y - gfx_px(g, 2), box.w - gfx_px(g, 8), row_h};
+        if (rows[i] == sp->row) gfx_fill(g, line, (th->accent & 0x00FFFFFF) | 0x30000000);
+        gfx_text(g, box.x + pad, y + (row_h - lh) / 2, i18n(lang, labels[rows[i]]), px, th->text, GFX_LEFT);
+        SDL_Rect r = {cx, y + gfx_px(g, 2), 0, row_h - gfx_px(g, 6)};
+        if (rows[i] == ROW_STRATEGY) {
+            for (int k = 0; k < n_modes; k++) {
+                const char *name = sp_mode_name(lang, modes[k]);
+                r.w = gfx_text_width(g, name, px) + 2 * pad;
+                wg_button(g, th, r, name, px, modes[k] == st->decode->mode);
+                add_hit(sp, r, rows[i], 0, (int)modes[k]);
+                r.x += r.w + pad / 2;
+            }
+            continue;
+        }
+        // − value +
+        char value[4800];
+        row_value(sp, st, rows[i], lang, value, sizeof value);
+        r.w = r.h;
+        wg_button(g, th, r, "\xE2\x88\x92", px, false);  // −
+        add_hit(sp, r, rows[i], -1, -1);
+        SDL_Rect plus = {cx + cw - r.w, r.y, r.w, r.h};
+        wg_button(g, th, plus, "+", px, false);
+        add_hit(sp, plus, rows[i], 1, -1);
+        int vx = r.x + r.w + pad / 2, vw = plus.x - pad / 2 - vx;
+        gfx_text_fit(g, vx, y + (row_h - lh) / 2, vw, value, px, th->text, GFX_LEFT);
+    }
+    gfx_text_fit(g, box.x + pad, box.y + box.h - pad - gfx_line_height(g, small), box.w - 2 * pad, i18n(lang, S_SETTINGS_HINT), small,
+                 th->text_dim, GFX_LEFT);
+    sp->box = box;
+}
