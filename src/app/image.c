@@ -41,10 +41,12 @@ int img_save_png(const char *path, SDL_Surface *s, Error *err) {
     png_init_io(png, af.fp);
     png_set_IHDR(png, info, (png_uint_32)s->w, (png_uint_32)s->h, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
-    // No row filter: on flat heatmap colours it gives a file as small as
-    // libpng's adaptive choice among the five, in half the time.
-    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_NONE);
+    // The Up filter makes a heatmap's repeated rows zeros, and zlib's fast
+    // level then compresses them 4× faster than level 6 with no filter, for
+    // a file about 20% larger: deflate was half of an export's time.
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_UP);
     png_set_compression_strategy(png, Z_DEFAULT_STRATEGY);
+    png_set_compression_level(png, 1);
     png_write_info(png, info);
     SDL_LockSurface(s);
     for (int y = 0; y < s->h; y++) {
