@@ -13,12 +13,13 @@
 #include "image.h"
 #include "layout.h"
 #include "lessonmode.h"
+#include "nav.h"
+#include "run.h"
 #include "settings_panel.h"
 #include "status.h"
 #include "textbox.h"
 #include "view.h"
 #include "vocab.h"
-#include "widgets.h"
 
 // The App owns the model, the trace and the place in it, and dispatches
 // events and drawing to its parts: the text box, the settings panel, lesson
@@ -57,43 +58,6 @@ struct App {
     LessonMode *lesson;         // lessons and the picker, or NULL without a lessons folder
 };
 
-// Appends " \"word\"" for each token read as <unk> to words.
-static void unknown_words(const Vocab *v, const Tokens *tok, char *words, size_t size) {
-    for (int i = 0; i < tok->n; i++)
-        if (tok->ids[i] == voc_unk(v) && strlen(words) + strlen(tok->pieces[i]) + 4 < size) {
-            strcat(words, " \"");
-            strcat(words, tok->pieces[i]);
-            strcat(words, "\"");
-        }
-}
-
-// Tokenizes and traces text with model m and decoding d; teacher forcing
-// takes target, in m's target vocabulary. Returns the trace, or NULL with the
-// reason in the status line; the unknown source words go into unknown.
-static Trace *run_text(App *a, const Model *m, DecodeOptions d, const Tokens *target, const char *text, char *unknown, size_t size) {
-    Tokens tok;
-    Error err;
-    if (voc_tokenize(m->src, text, &tok, &err)) {
-        status_set(&a->status, "%s", err.msg);
-        return NULL;
-    }
-    Trace *t = NULL;
-    if (tok.n_unknown == tok.n) {
-        status_set(&a->status, "%s", i18n(a->lang, S_NO_KNOWN_WORD));
-    } else if (tok.n > m->cfg.max_len) {
-        status_set(&a->status, i18n(a->lang, S_TOO_LONG), tok.n, m->cfg.max_len);
-    } else {
-        d.target = d.mode == DECODE_TEACHER ? target->ids : NULL;
-        d.target_len = d.mode == DECODE_TEACHER ? target->n : 0;
-        t = trace_run(m, tok.ids, tok.n, &d, &err);
-        if (!t) status_set(&a->status, "%s", err.msg);
-    }
-    unknown[0] = '\0';
-    if (t) unknown_words(m->src, &tok, unknown, size);
-    voc_tokens_deinit(&tok);
-    return t;
-}
-
 // Puts t in place of the trace: at its start, or at the same stage, head and
 // decoding step when keep_place and t has them.
 static void swap_trace(App *a, Trace *t, bool keep_place) {
@@ -112,45 +76,13 @@ static void swap_trace(App *a, Trace *t, bool keep_place) {
 
 int app_set_sentence(App *a, const char *text) {
     char unknown[512];
-    Trace *t = run_text(a, a->m, a->decode, &a->target, text, unknown, sizeof unknown);
+    Trace *t = run_text(a->m, a->decode, &a->target, text, a->lang, &a->status, unknown, sizeof unknown);
     if (!t) return -1;
     swap_trace(a, t, false);
     if (text != a->sentence) snprintf(a->sentence, sizeof a->sentence, "%s", text);
     a->status.text[0] = '\0';
     tb_stale(&a->tb);
     if (*unknown) status_set(&a->status, i18n(a->lang, S_UNKNOWN_WORDS), unknown);
-    return 0;
-}
-
-// The target's tokens in m's target vocabulary. Returns 0, or -1 with err set.
-static int tokenize_target(const char *text, const Model *m, Tokens *out, Error *err) {
-    memset(out, 0, sizeof *out);
-    if (!text) return 0;
-    if (voc_tokenize(m->tgt, text, out, err)) {
-        err_prefix(err, "target sentence");
-        return -1;
-    }
-    return 0;
-}
-
-// Teacher forcing given as ids (o->decode.target): the tokens, and their text
-// for tokenizing again in another model's vocabulary.
-static int target_from_ids(App *a, const int *ids, int n, Error *err) {
-    Tokens *t = &a->target;
-    t->ids = malloc((size_t)n * sizeof *t->ids);
-    t->pieces = calloc((size_t)n, sizeof *t->pieces);
-    size_t size = 1;
-    for (int i = 0; i < n; i++) size += strlen(voc_token(a->m->tgt, ids[i])) + 1;
-    a->target_text = calloc(1, size);
-    if (!t->ids || !t->pieces || !a->target_text) return err_set(err, "out of memory");
-    for (int i = 0; i < n; i++) {
-        const char *tok = voc_token(a->m->tgt, ids[i]);
-        if (!(t->pieces[i] = strdup(tok))) return err_set(err, "out of memory");
-        t->ids[i] = ids[i];
-        t->n = i + 1;
-        if (i) strcat(a->target_text, " ");
-        strcat(a->target_text, tok);
-    }
     return 0;
 }
 
@@ -199,13 +131,14 @@ App *app_new(const AppOptions *o, Gfx *g, Error *err) {
     snprintf(a->model_path, sizeof a->model_path, "%s", o->model_path);
     if (o->target) {  // --target: teacher forcing
         a->decode.mode = DECODE_TEACHER;
-        bool ok = tokenize_target(o->target, a->m, &a->target, err) == 0;
+        bool ok = run_tokenize_target(o->target, a->m, &a->target, err) == 0;
         if (ok && !(a->target_text = strdup(o->target))) ok = err_set(err, "out of memory") == 0;
         if (!ok) {
             app_free(a);
             return NULL;
         }
-    } else if (o->decode.mode == DECODE_TEACHER && o->decode.target && target_from_ids(a, o->decode.target, o->decode.target_len, err)) {
+    } else if (o->decode.mode == DECODE_TEACHER && o->decode.target &&
+               run_target_from_ids(a->m->tgt, o->decode.target, o->decode.target_len, &a->target, &a->target_text, err)) {
         app_free(a);
         return NULL;
     }
@@ -328,37 +261,16 @@ void app_set_step(App *a, int step) {
 
 // ---- navigation ----------------------------------------------------------
 
-// The head Shift+arrows stay on: the step's own, else the last one shown
-// (head 1 before any), so that head-less stops do not lose it.
-static int nav_head(const App *a) {
-    int head = trace_step(a->t, a->step)->head;
-    if (!head) head = a->last_head;
-    return head >= 1 && head <= a->m->cfg.nhead ? head : 1;
-}
-
-// Shift+→ (dir 1) and Shift+← (dir −1): the nearest step that way whose stage
-// is a stop (stage.h), skipping other heads' steps; the last or first step
-// when there is none.
+// Shift+→ (dir 1) and Shift+← (dir −1), on the step's head, else the last one
+// shown (head 1 before any), so that head-less stops do not lose it.
 static void go_stop(App *a, int dir) {
-    int n = trace_count(a->t), head = nav_head(a);
-    for (int i = a->step + dir; i >= 0 && i < n; i += dir) {
-        const Step *s = trace_step(a->t, i);
-        if (s->stage->stop && (!s->stage->per_head || s->head == head)) {
-            app_set_step(a, i);
-            return;
-        }
-    }
-    app_set_step(a, dir > 0 ? n - 1 : 0);
+    int head = trace_step(a->t, a->step)->head ? trace_step(a->t, a->step)->head : a->last_head;
+    app_set_step(a, nav_stop(a->t, a->step, head >= 1 && head <= a->m->cfg.nhead ? head : 1, dir));
 }
 
 // The same stage at another head or layer, if the trace has it.
 static void jump_to(App *a, int layer, int head) {
-    const Step *s = trace_step(a->t, a->step);
-    char id[128];
-    Step probe = *s;
-    probe.layer = layer;
-    trace_stage_id(&probe, id, sizeof id);
-    int i = trace_find(a->t, id, head, s->dstep);
+    int i = nav_same_stage(a->t, a->step, layer, head);
     if (i >= 0) app_set_step(a, i);
 }
 
@@ -379,8 +291,8 @@ int app_set_model(App *a, const char *path) {
     Tokens target;
     char unknown[512];
     Trace *t = NULL;
-    if (tokenize_target(a->target_text, m, &target, &err)) status_set(&a->status, "%s", err.msg);
-    else t = run_text(a, m, a->decode, &target, a->sentence, unknown, sizeof unknown);
+    if (run_tokenize_target(a->target_text, m, &target, &err)) status_set(&a->status, "%s", err.msg);
+    else t = run_text(m, a->decode, &target, a->sentence, a->lang, &a->status, unknown, sizeof unknown);
     if (!t) {  // the sentence (or target) does not run on it: keep what works
         char why[2 * sizeof a->status.text];
         snprintf(why, sizeof why, "%s: %s", path, a->status.text);
@@ -400,25 +312,12 @@ int app_set_model(App *a, const char *path) {
     char what[600];
     snprintf(what, sizeof what, "%s (%s)", m->name, base_name(path));
     status_set(&a->status, i18n(a->lang, S_MODEL_LOADED), what);
-    if (*unknown) {
-        size_t n = strlen(a->status.text);
-        snprintf(a->status.text + n, sizeof a->status.text - n, "   ");
-        n = strlen(a->status.text);
-        snprintf(a->status.text + n, sizeof a->status.text - n, i18n(a->lang, S_UNKNOWN_WORDS), unknown);
-    }
+    if (*unknown) status_append(&a->status, i18n(a->lang, S_UNKNOWN_WORDS), unknown);
     return 0;
 }
 
 int app_set_decode(App *a, const DecodeOptions *d) {
-    const char *bad = NULL;
-    if (d->mode < DECODE_GREEDY || d->mode > DECODE_TEACHER) bad = "unknown decoding strategy";
-    else if (d->mode == DECODE_TEACHER && !a->target_text) bad = "teacher forcing needs a target sentence (--target)";
-    else if (d->beam_width < 0 || d->beam_width > 64) bad = "the beam width must be 1 to 64";
-    else if (!(d->temperature >= 0.0f && d->temperature <= 100.0f)) bad = "the temperature must be above 0 and at most 100";
-    else if (d->top_k < 0) bad = "top-k must be 0 (all) or more";
-    else if (!(d->top_p >= 0.0f && d->top_p <= 1.0f)) bad = "top-p must be in (0, 1]";
-    else if (d->max_steps < 0 || d->max_steps > 4096 || d->show_top < 0 || d->show_top > 64 || d->pad_to < 0 || d->pad_to > 4096)
-        bad = "a step count is out of range";
+    const char *bad = run_check_decode(d, a->target_text != NULL);
     if (bad) {
         status_set(&a->status, i18n(a->lang, S_DECODE_FAILED), bad);
         return -1;
@@ -427,7 +326,7 @@ int app_set_decode(App *a, const DecodeOptions *d) {
     nd.target = NULL;  // run_text puts in the App's target
     nd.target_len = 0;
     char unknown[512];
-    Trace *t = run_text(a, a->m, nd, &a->target, a->sentence, unknown, sizeof unknown);
+    Trace *t = run_text(a->m, nd, &a->target, a->sentence, a->lang, &a->status, unknown, sizeof unknown);
     if (!t) {
         char why[sizeof a->status.text];
         snprintf(why, sizeof why, "%s", a->status.text);
@@ -481,18 +380,6 @@ void app_list_go(App *a, int delta) {
 static void toggle_playing(App *a) {
     a->playing = !a->playing;
     a->last_tick = SDL_GetTicks();
-}
-
-// The view switches, by key or by their buttons: M the masking steps side by
-// side, G every head, V lines, A the gold alignment.
-static bool toggle_view(App *a, SDL_Keycode key) {
-    ViewOptions *v = &a->view;
-    if (key == SDLK_m) v->no_side_by_side = !v->no_side_by_side;
-    else if (key == SDLK_g) v->heads_grid = !v->heads_grid;
-    else if (key == SDLK_v) v->lines = !v->lines;
-    else if (key == SDLK_a) v->no_gold = !v->no_gold;
-    else return false;
-    return true;
 }
 
 // ---- export ----------------------------------------------------------------
@@ -559,8 +446,12 @@ static bool text_box_event(App *a, const SDL_Event *e) {
 }
 
 // The settings panel's event; a change it asks for runs here.
+static SpState sp_state(const App *a) {
+    return (SpState){.decode = &a->decode, .model = a->m, .model_path = a->model_path, .has_target = a->target_text != NULL};
+}
+
 static bool settings_event(App *a, const SDL_Event *e) {
-    SpState st = {.decode = &a->decode, .model = a->m, .model_path = a->model_path, .has_target = a->target_text != NULL};
+    SpState st = sp_state(a);
     SpChange c;
     bool taken = sp_event(&a->sp, e, &st, &c);
     if (c.what == SP_MODEL) app_set_model(a, c.model);
@@ -634,7 +525,7 @@ static bool key_down(App *a, const SDL_Event *e) {
     case SDLK_m:
     case SDLK_g:
     case SDLK_v:
-    case SDLK_a: return !ctrl && toggle_view(a, sym);
+    case SDLK_a: return !ctrl && bars_toggle_view(&a->view, sym);
     case SDLK_0:
     case SDLK_EQUALS:
     case SDLK_PLUS:
@@ -664,14 +555,7 @@ static void hover(App *a, int x, int y) {
     }
     a->hover_row = r;
     a->hover_col = c;
-    const Step *s = trace_step(a->t, a->step);
-    double sum = 0.0;
-    for (int k = 0; k < s->cols; k++) sum += isfinite(s->data[r * s->cols + k]) ? s->data[r * s->cols + k] : 0.0;
-    char rl[64], cl[64];
-    snprintf(rl, sizeof rl, "%s", s->row_labels ? s->row_labels[r] : "");
-    snprintf(cl, sizeof cl, "%s", s->col_labels ? s->col_labels[c] : "");
-    // numbered from 1, as the lessons count rows and columns
-    status_set(&a->status, i18n(a->lang, S_HOVER), r + 1, rl, c + 1, cl, (double)s->data[r * s->cols + c], sum);
+    status_cell(&a->status, trace_step(a->t, a->step), r, c, a->lang);
 }
 
 // The step under x on the timeline.
@@ -707,7 +591,7 @@ static bool mouse_down(App *a, const SDL_Event *e) {
     }
     const Step *s = trace_step(a->t, a->step);
     BarsClick c = bars_click(&a->bars, p.x, p.y);
-    if (c.what == BARS_SWITCH) return toggle_view(a, bars_switch_keys[c.index]);
+    if (c.what == BARS_SWITCH) return bars_toggle_view(&a->view, bars_switch_keys[c.index]);
     if (c.what == BARS_LAYER) jump_to(a, c.index, s->head);
     if (c.what == BARS_HEAD) jump_to(a, s->layer, c.index);
     return c.what != BARS_NONE;
@@ -759,55 +643,31 @@ int app_next_tick(const App *a, Uint32 now) {
 
 // ---- drawing ---------------------------------------------------------------
 
-// The top row: the sentence box, the class list's ◀ n/N ▶, the model and strategy, ? and the settings button.
-static void draw_top_row(App *a, const Theme *th, const char *counter, const char *info) {
-    Gfx *g = a->g;
-    const Layout *l = &a->lay;
-    tb_draw(&a->tb, l->text_box, th, a->lang, a->sentence);
-    if (a->list) {
-        wg_button(g, th, l->list_prev, "\xE2\x97\x80", l->small, false);  // ◀
-        gfx_text(g, l->counter.x, l->counter.y, counter, l->px, th->text, GFX_LEFT);
-        wg_button(g, th, l->list_next, "\xE2\x96\xB6", l->small, false);  // ▶
-    }
-    gfx_text_fit(g, l->info.x, l->info.y, l->info.w, info, l->px, th->text_dim, GFX_LEFT);
-    wg_button(g, th, l->help_button, "?", l->small, a->help);
-    wg_button(g, th, l->settings_button, i18n(a->lang, S_SETTINGS_BUTTON), l->small, a->sp.open);
-}
-
 void app_draw(App *a) {
     Gfx *g = a->g;
     const Theme *th = theme_get(a->dark);
-    int W = gfx_width(g), H = gfx_height(g);
     gfx_clear(g, th->background);
     tb_analyse(&a->tb, a->m->src, a->sentence, a->lang);
-    char counter[32] = "", info[256];
-    if (a->list && a->list_at >= 0) snprintf(counter, sizeof counter, "%d/%d", a->list_at + 1, sl_count(a->list));
-    else if (a->list) snprintf(counter, sizeof counter, "\xE2\x80\x93/%d", sl_count(a->list));  // –: a sentence not from the list
+    char counter[32], info[256];
+    if (a->list) bars_counter(a->list_at, sl_count(a->list), counter, sizeof counter);
     FrameContent content = {.settings_label = i18n(a->lang, S_SETTINGS_BUTTON), .info = bars_info(a->m, a->t, a->lang, info, sizeof info),
                             .counter = a->list ? counter : NULL, .lesson_panel = a->lesson && lm_panel_shown(a->lesson)};
     lay_frame(g, &content, &a->lay);
-    draw_top_row(a, th, counter, info);
+    tb_draw(&a->tb, a->lay.text_box, th, a->lang, a->sentence);
+    bars_draw_top(g, &a->lay, th, a->lang, a->list ? counter : NULL, info, a->help, a->sp.open);
     ViewState vs = view_state(a, true);
     bars_draw_chips(&a->bars, g, &a->lay, &vs);
     if (content.lesson_panel) lm_draw_panel(a->lesson, g, a->lay.lesson_panel, th, a->lang);
     lay_draw_page(g, a->lay.page, &vs);
     bars_draw_timeline(g, &a->lay, th, a->t, a->step, a->playing);
-    // the status line: where the lesson is, when nothing else is said
-    char status[1100], lesson[600];
-    const char *said = a->status.text;
-    if (!*said && a->lesson) said = lm_status(a->lesson, a->lang, lesson, sizeof lesson);
-    snprintf(status, sizeof status, "%s%s", a->playing ? "\xE2\x96\xB6 " : "", said);  // ▶
-    gfx_text_fit(g, a->lay.status.x, a->lay.status.y, a->lay.status.w, status, a->lay.px, th->text_dim, GFX_LEFT);
+    char lesson[600];  // where the lesson is, when nothing else is said
+    const char *said = *a->status.text || !a->lesson ? a->status.text : lm_status(a->lesson, a->lang, lesson, sizeof lesson);
+    bars_draw_status(g, &a->lay, th, said, a->playing);
     tb_draw_suggestions(&a->tb, th, a->lang);
-    SpState st = {.decode = &a->decode, .model = a->m, .model_path = a->model_path, .has_target = a->target_text != NULL};
+    SpState st = sp_state(a);
     a->sp.button = a->lay.settings_button;
     sp_draw(&a->sp, g, &st, th, a->lang);
     if (a->help) help_draw(g, th, a->lang);
     if (a->lesson) lm_draw_picker(a->lesson, g, th, a->lang);
-    // too small for the layout (under 480 × 300 at this type size): say so over it, in small type
-    if (W < gfx_px(g, 480) || H < gfx_px(g, 300)) {
-        gfx_fill(g, (SDL_Rect){0, 0, W, H}, th->panel);
-        int m = SDL_min(8, W / 10), tiny = SDL_max(10, SDL_min(gfx_px(g, 16), W / 9));
-        gfx_text_wrap(g, m, m, W - 2 * m, i18n(a->lang, S_TOO_SMALL), tiny, th->text, true);
-    }
+    help_draw_too_small(g, th, a->lang);
 }

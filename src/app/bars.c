@@ -19,6 +19,32 @@ const char *bars_info(const Model *m, const Trace *t, Lang lang, char *info, siz
     return info;
 }
 
+bool bars_toggle_view(ViewOptions *v, SDL_Keycode key) {
+    if (key == SDLK_m) v->no_side_by_side = !v->no_side_by_side;
+    else if (key == SDLK_g) v->heads_grid = !v->heads_grid;
+    else if (key == SDLK_v) v->lines = !v->lines;
+    else if (key == SDLK_a) v->no_gold = !v->no_gold;
+    else return false;
+    return true;
+}
+
+const char *bars_counter(int at, int count, char *buf, size_t size) {
+    if (at >= 0) snprintf(buf, size, "%d/%d", at + 1, count);
+    else snprintf(buf, size, "\xE2\x80\x93/%d", count);  // –
+    return buf;
+}
+
+void bars_draw_top(Gfx *g, const Layout *l, const Theme *th, Lang lang, const char *counter, const char *info, bool help, bool settings) {
+    if (counter) {
+        wg_button(g, th, l->list_prev, "\xE2\x97\x80", l->small, false);  // ◀
+        gfx_text(g, l->counter.x, l->counter.y, counter, l->px, th->text, GFX_LEFT);
+        wg_button(g, th, l->list_next, "\xE2\x96\xB6", l->small, false);  // ▶
+    }
+    gfx_text_fit(g, l->info.x, l->info.y, l->info.w, info, l->px, th->text_dim, GFX_LEFT);
+    wg_button(g, th, l->help_button, "?", l->small, help);
+    wg_button(g, th, l->settings_button, i18n(lang, S_SETTINGS_BUTTON), l->small, settings);
+}
+
 static void draw_chips(Bars *b, Gfx *g, const Theme *th, int x, int y, int k, int count, int current, const char *prefix) {
     int px = gfx_px(g, 16), pad = gfx_px(g, 6);
     char buf[16];
@@ -101,6 +127,12 @@ void bars_draw_timeline(Gfx *g, const Layout *lay, const Theme *th, const Trace 
     }
     int mx = tl.x + (int)((long)step * tl.w / (n > 0 ? n : 1));
     gfx_fill(g, (SDL_Rect){mx - gfx_px(g, 2), tl.y - gfx_px(g, 3), gfx_px(g, 4), tl.h + gfx_px(g, 6)}, th->chosen);
+}
+
+void bars_draw_status(Gfx *g, const Layout *lay, const Theme *th, const char *said, bool playing) {
+    char status[1100];
+    snprintf(status, sizeof status, "%s%s", playing ? "\xE2\x96\xB6 " : "", said);  // ▶
+    gfx_text_fit(g, lay->status.x, lay->status.y, lay->status.w, status, lay->px, th->text_dim, GFX_LEFT);
 }
 
 BarsClick bars_click(const Bars *b, int x, int y) {

@@ -51,3 +51,11 @@ void help_draw(Gfx *g, const Theme *th, Lang lang) {
         gfx_text(g, x + key_w + gap, y, what[i], px, th->text, GFX_LEFT);
     }
 }
+
+void help_draw_too_small(Gfx *g, const Theme *th, Lang lang) {
+    int W = gfx_width(g), H = gfx_height(g);
+    if (W >= gfx_px(g, 480) && H >= gfx_px(g, 300)) return;
+    gfx_fill(g, (SDL_Rect){0, 0, W, H}, th->panel);
+    int m = SDL_min(8, W / 10), tiny = SDL_max(10, SDL_min(gfx_px(g, 16), W / 9));
+    gfx_text_wrap(g, m, m, W - 2 * m, i18n(lang, S_TOO_SMALL), tiny, th->text, true);
+}
