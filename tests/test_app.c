@@ -1650,6 +1650,151 @@ static void test_shift_walk_stops(void **state) {
     walk_stops(a, 2);
 }
 
+// ---- the view data: worked out once per trace, drawing only reads it ----------------
+
+// Pixels of rect r of the canvas that are not the colour bg.
+static int pixels_not(Gfx *g, SDL_Rect r, Color bg) {
+    SDL_Surface *s = gfx_surface(g);
+    int n = 0;
+    for (int y = r.y; y < r.y + r.h; y++)
+        for (int x = r.x; x < r.x + r.w; x++) n += (surface_pixel(s, x, y) & 0xFFFFFFu) != (bg & 0xFFFFFFu);
+    return n;
+}
+
+// The gold alignment is read from the corpus once, when the trace is new: the
+// window goes on showing it with the corpus gone, until the next trace.
+static void test_gold_once_per_trace(void **state) {
+    (void)state;
+    char dir[64] = "/tmp/tt-test-gold-XXXXXX", cmd[2048], model_path[128];
+    if (!mkdtemp(dir)) fail_msg("mkdtemp: cannot make %s", dir);
+    snprintf(model_path, sizeof model_path, "%s/models/en-zh.safetensors", dir);
+    // the model beside a corpus of one line: the sentence's, with its gold alignment
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/models' '%s/corpus/en-zh' && ln -s '%s' '%s' && grep -h '^%s\t' '%s' > '%s/corpus/en-zh/train.tsv'", dir,
+             dir, MODEL_PATH, model_path, SENTENCE, TT_TEST_DATA "/../../assets/corpus/en-zh/train.tsv", dir);
+    if (system(cmd) != 0) fail_msg("could not make the corpus: %s", cmd);
+    Error err;
+    Gfx *g = gfx_new(W, H, font, &err);
+    AppOptions o = {.model_path = model_path, .src = SENTENCE};
+    App *a = g ? app_new(&o, g, &err) : NULL;
+    if (!a) fail_msg("%s", err.msg);
+    go_to(a, "dec.L2.cross_attn.weights", 1, 5);
+    app_draw(a);
+    if (!app_button(a, SDLK_a).w) fail_msg("expected: the gold switch on cross-attention");
+    snprintf(cmd, sizeof cmd, "%s/corpus/en-zh/train.tsv", dir);
+    if (remove(cmd)) fail_msg("could not remove %s", cmd);
+    for (int i = 0; i < 3; i++) {  // other steps and back, the grid and the lines: nothing is read again
+        go_to(a, "src.tokens", 0, 0);
+        app_draw(a);
+        go_to(a, "dec.L2.cross_attn.weights", 1, 5);
+        key(a, i == 1 ? SDLK_g : SDLK_v, KMOD_NONE);
+        app_draw(a);
+        if (!app_button(a, SDLK_a).w) fail_msg("expected: the gold switch after the corpus is gone (drawing %d)", i);
+    }
+    if (app_set_sentence(a, SENTENCE)) fail_msg("app_set_sentence failed");  // a new trace: the corpus is looked at again
+    go_to(a, "dec.L2.cross_attn.weights", 1, 5);
+    app_draw(a);
+    expect_int("the gold switch of a new trace without the corpus", app_button(a, SDLK_a).w, 0);
+    app_free(a);
+    gfx_free(g);
+    remove_tree(dir);
+}
+
+// The heads' average is made with the view data, once for the group of
+// heads: every head's step shares it, and its values are the heads' mean.
+// One export's data holds only what its step shows.
+static void test_view_data_average(void **state) {
+    (void)state;
+    Trace *t = trace_of(SENTENCE);
+    Error err;
+    ViewData *d = view_data_new(model, t, -1, &err);
+    if (!d) fail_msg("view_data_new: %s", err.msg);
+    int nh = model->cfg.nhead, first = trace_find(t, "enc.L1.self_attn.weights", 1, 0);
+    const Step *avg = view_data_average(d, first);
+    if (!avg) fail_msg("expected: the average of enc.L1.self_attn.weights");
+    expect_int("the average's head", avg->head, 0);
+    double maxdiff = 0.0;
+    for (int h = 1; h <= nh; h++) {
+        int i = trace_find(t, "enc.L1.self_attn.weights", h, 0);
+        if (view_data_average(d, i) != avg) fail_msg("head %d: expected: the same average as head 1", h);
+    }
+    for (int k = 0; k < avg->rows * avg->cols; k++) {
+        double sum = 0.0;
+        for (int h = 1; h <= nh; h++) sum += trace_step(t, trace_find(t, "enc.L1.self_attn.weights", h, 0))->data[k];
+        maxdiff = fmax(maxdiff, fabs(sum / nh - avg->data[k]));
+    }
+    if (maxdiff > 1e-6) fail_msg("average of the heads: maxdiff %g", maxdiff);
+    expect_int("no average of a step that is not a head's weights", view_data_average(d, 0) != NULL, 0);
+    const char *file = NULL;
+    const CorpusPair *gold = view_data_gold(d, &file);
+    if (!gold || !file) fail_msg("expected: the gold alignment of \"%s\"", SENTENCE);
+    expect_int("the same gold when asked again", view_data_gold(d, NULL) == gold, 1);
+    view_data_free(d);
+    // the token strip's export: no corpus search, no averages
+    d = view_data_new(model, t, 0, &err);
+    if (!d) fail_msg("view_data_new: %s", err.msg);
+    expect_int("gold for the token strip", view_data_gold(d, NULL) != NULL, 0);
+    expect_int("averages for the token strip", view_data_average(d, first) != NULL, 0);
+    view_data_free(d);
+    // the cross-attention's export: its gold, and no average of other steps
+    d = view_data_new(model, t, trace_find(t, "dec.L2.cross_attn.weights", 1, 5), &err);
+    if (!d) fail_msg("view_data_new: %s", err.msg);
+    expect_int("gold for cross-attention", view_data_gold(d, NULL) != NULL, 1);
+    expect_int("an average of another step", view_data_average(d, first) != NULL, 0);
+    view_data_free(d);
+    trace_free(t);
+}
+
+// Without its data (memory ran out) the heads grid says so, in the view's
+// language, instead of drawing nothing; no cell is under the mouse.
+static void test_view_without_data_says_so(void **state) {
+    (void)state;
+    Trace *t = trace_of(SENTENCE);
+    Error err;
+    Gfx *g = gfx_new(W, H, font, &err);
+    if (!g) fail_msg("gfx_new: %s", err.msg);
+    const Theme *th = theme_get(false);
+    SDL_Rect area = {0, 0, W, H};
+    ViewState vs = {.model = model, .trace = t, .step = trace_find(t, "enc.L1.self_attn.weights", 1, 0), .theme = th,
+                    .hover_row = -1, .hover_col = -1, .font_px = 18, .opt = {.heads_grid = true}, .lang = LANG_EN};
+    int drawn[2];
+    for (int lang = 0; lang < 2; lang++) {
+        vs.lang = lang ? LANG_ZH_TW : LANG_EN;
+        gfx_clear(g, th->background);
+        view_draw(g, area, &vs);
+        drawn[lang] = pixels_not(g, area, th->background);
+        int lh = gfx_line_height(g, 18);
+        expect_int("pixels drawn below the message's line", pixels_not(g, (SDL_Rect){0, lh, W, H - lh}, th->background), 0);
+        int r, c;
+        expect_int("a cell under the mouse", view_hit(g, area, &vs, W / 2, H / 2, &r, &c), 0);
+    }
+    if (drawn[0] < 50 || drawn[1] < 50) fail_msg("expected: a message, got: %d and %d pixels drawn", drawn[0], drawn[1]);
+    if (drawn[0] == drawn[1]) fail_msg("expected: the message in each language, got: the same %d pixels", drawn[0]);
+    // with its data, the grid
+    ViewData *d = view_data_new(model, t, vs.step, &err);
+    if (!d) fail_msg("view_data_new: %s", err.msg);
+    vs.data = d;
+    gfx_clear(g, th->background);
+    view_draw(g, area, &vs);
+    int lh = gfx_line_height(g, 18);
+    if (pixels_not(g, (SDL_Rect){0, lh, W, H - lh}, th->background) < 1000) fail_msg("expected: the heads grid with its data");
+    view_data_free(d);
+    gfx_free(g);
+    trace_free(t);
+}
+
+// Each stage's kind as an enum says what its string says: the views choose by it.
+static void test_stage_kinds(void **state) {
+    (void)state;
+    static const char *const kinds[] = {[STAGE_KIND_TOKENS] = "tokens", [STAGE_KIND_MATRIX] = "matrix", [STAGE_KIND_ATTENTION] = "attention",
+                                        [STAGE_KIND_SCORES] = "scores", [STAGE_KIND_MASK] = "mask",     [STAGE_KIND_PROBS] = "probs",
+                                        [STAGE_KIND_TOP_K] = "top_k",   [STAGE_KIND_BEAM] = "beam",     [STAGE_KIND_CHOICE] = "choice",
+                                        [STAGE_KIND_LOSS] = "loss"};
+    for (int i = 0; i < stage_count(); i++) {
+        const StageInfo *s = stage_at(i);
+        if (strcmp(kinds[s->kind_id], s->kind)) fail_msg("%s: expected: kind %s, got: %s", s->name, s->kind, kinds[s->kind_id]);
+    }
+}
+
 int main(void) {
     Error err;
     // video for the clipboard (Ctrl+V); never a window on the screen
@@ -1711,6 +1856,10 @@ int main(void) {
         cmocka_unit_test(test_teacher_forcing_window),
         cmocka_unit_test_setup_teardown(test_csv_quotes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shift_walk_stops, setup, teardown),
+        cmocka_unit_test(test_gold_once_per_trace),
+        cmocka_unit_test(test_view_data_average),
+        cmocka_unit_test(test_view_without_data_says_so),
+        cmocka_unit_test(test_stage_kinds),
         cmocka_unit_test(test_script_reports_failures),  // last: window_run ends with SDL_Quit
     };
     enum { N_BEHAVIOUR = sizeof behaviour / sizeof *behaviour };

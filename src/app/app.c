@@ -28,6 +28,7 @@ struct App {
     Gfx *g;
     Model *m;
     Trace *t;
+    ViewData *view_data;        // of t: the gold alignment and the heads' averages (NULL when memory ran out: the views say so)
     DecodeOptions decode;
     char sentence[TB_MAX];      // the sentence the trace is of
     TextBox tb;
@@ -58,9 +59,9 @@ struct App {
     LessonMode *lesson;         // lessons and the picker, or NULL without a lessons folder
 };
 
-// Puts t in place of the trace: at its start, or at the same stage, head and
-// decoding step when keep_place and t has them.
-static void swap_trace(App *a, Trace *t, bool keep_place) {
+// Puts t, a trace of model m, in place of the trace: at its start, or at the
+// same stage, head and decoding step when keep_place and t has them.
+static void swap_trace(App *a, const Model *m, Trace *t, bool keep_place) {
     int step = 0;
     if (keep_place && a->t) {
         const Step *s = trace_step(a->t, a->step);
@@ -68,8 +69,10 @@ static void swap_trace(App *a, Trace *t, bool keep_place) {
         step = trace_find(t, trace_stage_id(s, id, sizeof id), s->head, s->dstep);
         if (step < 0) step = a->step < trace_count(t) ? a->step : trace_count(t) - 1;
     }
+    view_data_free(a->view_data);
     trace_free(a->t);
     a->t = t;
+    a->view_data = view_data_new(m, t, -1, NULL);  // once per trace: drawing only reads it
     a->step = step;
     a->hover_row = a->hover_col = -1;
 }
@@ -78,7 +81,7 @@ int app_set_sentence(App *a, const char *text) {
     char unknown[512];
     Trace *t = run_text(a->m, a->decode, &a->target, text, a->lang, &a->status, unknown, sizeof unknown);
     if (!t) return -1;
-    swap_trace(a, t, false);
+    swap_trace(a, a->m, t, false);
     if (text != a->sentence) snprintf(a->sentence, sizeof a->sentence, "%s", text);
     a->status.text[0] = '\0';
     tb_stale(&a->tb);
@@ -179,7 +182,7 @@ App *app_new(const AppOptions *o, Gfx *g, Error *err) {
 }
 
 void app_show_trace(App *a, Trace *t, const char *sentence, const DecodeOptions *d) {
-    swap_trace(a, t, false);
+    swap_trace(a, a->m, t, false);
     if (sentence != a->sentence) snprintf(a->sentence, sizeof a->sentence, "%s", sentence);
     if (!tb_editing(&a->tb)) tb_set_text(&a->tb, a->sentence);
     // later sentences run with the same strategy; teacher forcing stays the lesson's
@@ -230,6 +233,7 @@ void app_show_status(App *a, const char *fmt, ...) {
 void app_free(App *a) {
     if (!a) return;
     lm_free(a->lesson);
+    view_data_free(a->view_data);
     trace_free(a->t);
     mdl_free(a->m);
     voc_tokens_deinit(&a->target);
@@ -301,7 +305,7 @@ int app_set_model(App *a, const char *path) {
         mdl_free(m);
         return -1;
     }
-    swap_trace(a, t, true);  // the old trace's labels point into the old model: free it first
+    swap_trace(a, m, t, true);  // the old trace's labels point into the old model: free it first
     mdl_free(a->m);
     a->m = m;
     voc_tokens_deinit(&a->target);
@@ -334,7 +338,7 @@ int app_set_decode(App *a, const DecodeOptions *d) {
         return -1;
     }
     a->decode = nd;
-    swap_trace(a, t, true);
+    swap_trace(a, a->m, t, true);
     a->status.text[0] = '\0';
     if (*unknown) status_set(&a->status, i18n(a->lang, S_UNKNOWN_WORDS), unknown);
     return 0;
@@ -386,7 +390,7 @@ static void toggle_playing(App *a) {
 
 // What the views are given to draw the App's step (hover: the cell under the mouse).
 static ViewState view_state(const App *a, bool hover) {
-    return (ViewState){.model = a->m, .trace = a->t, .step = a->step, .theme = theme_get(a->dark), .cmap = a->cmap,
+    return (ViewState){.model = a->m, .trace = a->t, .data = a->view_data, .step = a->step, .theme = theme_get(a->dark), .cmap = a->cmap,
                        .hover_row = hover ? a->hover_row : -1, .hover_col = hover ? a->hover_col : -1, .font_px = gfx_px(a->g, 18),
                        .opt = a->view, .lang = a->lang};
 }
@@ -400,9 +404,15 @@ int app_render_step_png(const Model *m, const Trace *t, int step, int w, int h, 
     const Theme *th = theme_get(dark);
     gfx_clear(g, th->background);
     int pad = gfx_px(g, 16);
-    ViewState vs = {.model = m, .trace = t, .step = step, .theme = th, .cmap = cmap, .hover_row = -1, .hover_col = -1,
+    ViewData *data = view_data_new(m, t, step, err);  // only what this step shows: the corpus is read only for gold
+    if (!data) {
+        gfx_free(g);
+        return -1;
+    }
+    ViewState vs = {.model = m, .trace = t, .data = data, .step = step, .theme = th, .cmap = cmap, .hover_row = -1, .hover_col = -1,
                     .font_px = gfx_px(g, 18), .lang = LANG_EN};
     lay_draw_page(g, (SDL_Rect){pad, pad, W - 2 * pad, H - 2 * pad}, &vs);
+    view_data_free(data);
     int rc = img_save_png(path, gfx_surface(g), err);
     gfx_free(g);
     return rc;

@@ -57,6 +57,7 @@ typedef enum {
     S_V_BEAM_DONE,      // a finished hypothesis carried over
     S_V_BEAM_TREE,      // the tree's heading: "beam tree: steps 1 to %d, width %d"
     S_V_BEAM_PATH,      // the legend: the output's path, kept and pruned branches
+    S_V_NO_MEMORY,      // a view (or its gold alignment) whose data could not be made
     // the text box's suggestions, the sentence list, the settings panel (app.c)
     S_UNKNOWN_TYPING,   // "Not in the model's vocabulary:%s" while typing
     S_SUGGEST_HINT,

@@ -5,6 +5,8 @@
 
 #include <stdbool.h>
 
+#include "corpus.h"
+#include "error.h"
 #include "gfx.h"
 #include "i18n.h"
 #include "model.h"
@@ -25,9 +27,15 @@ typedef struct {
     } highlight[16];
 } ViewOptions;
 
+// What the views show beyond the trace itself, worked out once per trace so
+// that drawing only reads: the gold alignment of the sentence and each
+// attention-weights step's average over the heads.
+typedef struct ViewData ViewData;
+
 typedef struct {
     const Model *model;
     const Trace *trace;
+    const ViewData *data;   // of this trace (view_data_new); NULL: the views that need it say it is missing
     int step;               // index of the step shown
     const Theme *theme;
     Colormap cmap;
@@ -53,6 +61,20 @@ typedef struct {
     bool gold;                  // cross-attention weights with a gold alignment in the corpus
 } ViewSwitches;
 ViewSwitches view_switches(const ViewState *vs);
+
+// Builds the view data of trace t of model m. step ≥ 0: only what that step
+// can show (one export: the corpus is searched only for a step that can show
+// a gold alignment); −1: every step (the window). NULL with err when memory
+// runs out.
+ViewData *view_data_new(const Model *m, const Trace *t, int step, Error *err);
+void view_data_free(ViewData *d);
+// The gold alignment of the trace's sentence and output, or NULL; *file (if
+// not NULL) names the corpus file it is in.
+const CorpusPair *view_data_gold(const ViewData *d, const char **file);
+// The average over the heads of step i's attention weights, as a step of
+// head 0 (a display aid, not part of the model), or NULL: step i is not a
+// head's attention weights, the data was built for another step, or d is NULL.
+const Step *view_data_average(const ViewData *d, int i);
 
 // Draws one step as a heatmap (used by composite views too): title above it
 // when title is not NULL.

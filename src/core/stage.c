@@ -24,49 +24,49 @@
 
 // The nine values of a multi-head attention sub-layer, for encoder self (E),
 // decoder self (D) and cross (C) attention.
-#define ATTN(P, part, block, sub, causal, gm)                                                                              \
-    {P ".q", "matrix", part, block, sub, true, true, false, false, false, false, 0, 0, {"Q (queries)", "Q（查詢）"}},        \
-    {P ".k", "matrix", part, block, sub, true, true, false, false, false, false, 0, 0, {"K (keys)", "K（鍵）"}},             \
-    {P ".v", "matrix", part, block, sub, true, true, false, false, false, false, 0, 0, {"V (values)", "V（值）"}},           \
-    {P ".scores", "scores", part, block, sub, true, true, true, false, false, false, gm, 1, {"scores", "分數"}},            \
-    {P ".masked_scores", "scores", part, block, sub, true, true, true, false, false, causal, gm, 2,                         \
-     {"masked scores", "遮罩後的分數"}},                                                                                     \
-    {P ".weights", "attention", part, block, sub, true, true, true, false, true, causal, gm, 3, {"weights", "權重"}},        \
-    {P ".head_out", "matrix", part, block, sub, true, true, false, false, false, false, 0, 0, {"head output", "單頭輸出"}},  \
-    {P ".concat", "matrix", part, block, sub, true, false, false, false, false, false, 0, 0,                                \
-     {"heads concatenated", "各頭串接"}},                                                                                    \
-    {P ".out_proj", "matrix", part, block, sub, true, false, true, false, false, false, 0, 0, {"output", "輸出"}}
+#define ATTN(P, part, block, sub, causal, gm)                                                                                                  \
+    {P ".q", "matrix", STAGE_KIND_MATRIX, part, block, sub, true, true, false, false, false, false, 0, 0, {"Q (queries)", "Q（查詢）"}},       \
+    {P ".k", "matrix", STAGE_KIND_MATRIX, part, block, sub, true, true, false, false, false, false, 0, 0, {"K (keys)", "K（鍵）"}},            \
+    {P ".v", "matrix", STAGE_KIND_MATRIX, part, block, sub, true, true, false, false, false, false, 0, 0, {"V (values)", "V（值）"}},          \
+    {P ".scores", "scores", STAGE_KIND_SCORES, part, block, sub, true, true, true, false, false, false, gm, 1, {"scores", "分數"}},            \
+    {P ".masked_scores", "scores", STAGE_KIND_SCORES, part, block, sub, true, true, true, false, false, causal, gm, 2,                         \
+     {"masked scores", "遮罩後的分數"}},                                                                                                       \
+    {P ".weights", "attention", STAGE_KIND_ATTENTION, part, block, sub, true, true, true, false, true, causal, gm, 3, {"weights", "權重"}},    \
+    {P ".head_out", "matrix", STAGE_KIND_MATRIX, part, block, sub, true, true, false, false, false, false, 0, 0, {"head output", "單頭輸出"}}, \
+    {P ".concat", "matrix", STAGE_KIND_MATRIX, part, block, sub, true, false, false, false, false, false, 0, 0,                                \
+     {"heads concatenated", "各頭串接"}},                                                                                                      \
+    {P ".out_proj", "matrix", STAGE_KIND_MATRIX, part, block, sub, true, false, true, false, false, false, 0, 0, {"output", "輸出"}}
 
-#define ADD_NORM(P, part, sub, res, norm)                                                                                  \
-    {P "." res, "matrix", part, NORM, sub, true, false, false, false, false, false, 0, 0, {"residual sum", "殘差相加"}},    \
-    {P "." norm, "matrix", part, NORM, sub, true, false, true, true, false, false, 0, 0, {"LayerNorm", "層正規化"}}
+#define ADD_NORM(P, part, sub, res, norm)                                                                                                      \
+    {P "." res, "matrix", STAGE_KIND_MATRIX, part, NORM, sub, true, false, false, false, false, false, 0, 0, {"residual sum", "殘差相加"}},    \
+    {P "." norm, "matrix", STAGE_KIND_MATRIX, part, NORM, sub, true, false, true, true, false, false, 0, 0, {"LayerNorm", "層正規化"}}
 
-#define FEED_FORWARD(P, part, sub)                                                                                         \
-    {P ".ffn.hidden", "matrix", part, FFN, sub, true, false, false, false, false, false, 0, 0,                              \
-     {"feed-forward hidden layer", "前饋網路隱藏層"}},                                                                        \
-    {P ".ffn.out", "matrix", part, FFN, sub, true, false, true, false, false, false, 0, 0,                                  \
+#define FEED_FORWARD(P, part, sub)                                                                                                             \
+    {P ".ffn.hidden", "matrix", STAGE_KIND_MATRIX, part, FFN, sub, true, false, false, false, false, false, 0, 0,                              \
+     {"feed-forward hidden layer", "前饋網路隱藏層"}},                                                                                         \
+    {P ".ffn.out", "matrix", STAGE_KIND_MATRIX, part, FFN, sub, true, false, true, false, false, false, 0, 0,                                  \
      {"feed-forward output", "前饋網路輸出"}}
 
 static const StageInfo stages[] = {
-    {"src.tokens", "tokens", SRC, EMB, 0, false, false, true, false, false, false, 0, 0, {"tokens", "詞元"}},
-    {"src.padding_mask", "mask", SRC, MSK, 0, false, false, false, false, false, false, 0, 0, {"padding mask", "填補遮罩"}},
-    {"src.embed", "matrix", SRC, EMB, 0, false, false, false, false, false, false, 0, 0, {"embeddings", "嵌入向量"}},
-    {"src.pos_enc", "matrix", SRC, EMB, 0, false, false, false, false, false, false, 0, 0, {"positional encoding", "位置編碼"}},
-    {"src.input", "matrix", SRC, EMB, 0, false, false, true, true, false, false, 0, 0,
+    {"src.tokens", "tokens", STAGE_KIND_TOKENS, SRC, EMB, 0, false, false, true, false, false, false, 0, 0, {"tokens", "詞元"}},
+    {"src.padding_mask", "mask", STAGE_KIND_MASK, SRC, MSK, 0, false, false, false, false, false, false, 0, 0, {"padding mask", "填補遮罩"}},
+    {"src.embed", "matrix", STAGE_KIND_MATRIX, SRC, EMB, 0, false, false, false, false, false, false, 0, 0, {"embeddings", "嵌入向量"}},
+    {"src.pos_enc", "matrix", STAGE_KIND_MATRIX, SRC, EMB, 0, false, false, false, false, false, false, 0, 0, {"positional encoding", "位置編碼"}},
+    {"src.input", "matrix", STAGE_KIND_MATRIX, SRC, EMB, 0, false, false, true, true, false, false, 0, 0,
      {"embedding + position", "嵌入＋位置"}},
     ATTN("enc.self_attn", ENC, SELF, 1, false, 0),
     ADD_NORM("enc", ENC, 1, "residual1", "norm1"),
     FEED_FORWARD("enc", ENC, 2),
     ADD_NORM("enc", ENC, 2, "residual2", "norm2"),
-    {"enc.output", "matrix", ENC, FINAL, 0, false, false, true, true, false, false, 0, 0,
+    {"enc.output", "matrix", STAGE_KIND_MATRIX, ENC, FINAL, 0, false, false, true, true, false, false, 0, 0,
      {"memory (final LayerNorm)", "記憶（最後的層正規化）"}},
-    {"dec.tokens", "tokens", TGT, EMB, 0, false, false, true, false, false, false, 0, 0,
+    {"dec.tokens", "tokens", STAGE_KIND_TOKENS, TGT, EMB, 0, false, false, true, false, false, false, 0, 0,
      {"tokens (shifted right)", "詞元（右移一位）"}},
-    {"dec.embed", "matrix", TGT, EMB, 0, false, false, false, false, false, false, 0, 0, {"embeddings", "嵌入向量"}},
-    {"dec.pos_enc", "matrix", TGT, EMB, 0, false, false, false, false, false, false, 0, 0, {"positional encoding", "位置編碼"}},
-    {"dec.input", "matrix", TGT, EMB, 0, false, false, true, false, false, false, 0, 0,
+    {"dec.embed", "matrix", STAGE_KIND_MATRIX, TGT, EMB, 0, false, false, false, false, false, false, 0, 0, {"embeddings", "嵌入向量"}},
+    {"dec.pos_enc", "matrix", STAGE_KIND_MATRIX, TGT, EMB, 0, false, false, false, false, false, false, 0, 0, {"positional encoding", "位置編碼"}},
+    {"dec.input", "matrix", STAGE_KIND_MATRIX, TGT, EMB, 0, false, false, true, false, false, false, 0, 0,
      {"embedding + position", "嵌入＋位置"}},
-    {"dec.look_ahead_mask", "mask", TGT, MSK, 0, false, false, true, true, false, true, GM, 0,
+    {"dec.look_ahead_mask", "mask", STAGE_KIND_MASK, TGT, MSK, 0, false, false, true, true, false, true, GM, 0,
      {"look-ahead mask", "前瞻遮罩"}},
     ATTN("dec.self_attn", DEC, SELF, 1, true, GM),
     ADD_NORM("dec", DEC, 1, "residual1", "norm1"),
@@ -74,19 +74,19 @@ static const StageInfo stages[] = {
     ADD_NORM("dec", DEC, 2, "residual2", "norm2"),
     FEED_FORWARD("dec", DEC, 3),
     ADD_NORM("dec", DEC, 3, "residual3", "norm3"),
-    {"dec.output", "matrix", DEC, FINAL, 0, false, false, true, true, false, false, 0, 0,
+    {"dec.output", "matrix", STAGE_KIND_MATRIX, DEC, FINAL, 0, false, false, true, true, false, false, 0, 0,
      {"output (final LayerNorm)", "輸出（最後的層正規化）"}},
-    {"dec.logits", "matrix", OUT, PROJ, 0, false, false, false, false, false, false, 0, 0, {"logits", "logits（未正規化分數）"}},
-    {"dec.probs", "probs", OUT, PROJ, 0, false, false, true, true, false, false, 0, 0,
+    {"dec.logits", "matrix", STAGE_KIND_MATRIX, OUT, PROJ, 0, false, false, false, false, false, false, 0, 0, {"logits", "logits（未正規化分數）"}},
+    {"dec.probs", "probs", STAGE_KIND_PROBS, OUT, PROJ, 0, false, false, true, true, false, false, 0, 0,
      {"next-token probabilities", "下一個詞元的機率"}},
-    {"dec.top_k", "top_k", CHO, CHOICE, 0, false, false, true, false, false, false, 0, 0,
+    {"dec.top_k", "top_k", STAGE_KIND_TOP_K, CHO, CHOICE, 0, false, false, true, false, false, false, 0, 0,
      {"most likely tokens", "最可能的詞元"}},
-    {"dec.sample", "probs", CHO, CHOICE, 0, false, false, true, false, false, false, 0, 0, {"the draw", "抽樣"}},
-    {"dec.beam", "beam", CHO, CHOICE, 0, false, false, true, true, false, false, 0, 0, {"beam search", "集束搜尋"}},
-    {"dec.choice", "choice", CHO, CHOICE, 0, false, false, true, true, false, false, 0, 0, {"the choice", "選出的詞元"}},
-    {"dec.loss", "loss", CHO, CHOICE, 0, false, false, true, true, false, false, 0, 0,
+    {"dec.sample", "probs", STAGE_KIND_PROBS, CHO, CHOICE, 0, false, false, true, false, false, false, 0, 0, {"the draw", "抽樣"}},
+    {"dec.beam", "beam", STAGE_KIND_BEAM, CHO, CHOICE, 0, false, false, true, true, false, false, 0, 0, {"beam search", "集束搜尋"}},
+    {"dec.choice", "choice", STAGE_KIND_CHOICE, CHO, CHOICE, 0, false, false, true, true, false, false, 0, 0, {"the choice", "選出的詞元"}},
+    {"dec.loss", "loss", STAGE_KIND_LOSS, CHO, CHOICE, 0, false, false, true, true, false, false, 0, 0,
      {"loss at each position", "各位置的損失"}},
-    {"out.tokens", "tokens", CHO, CHOICE, 0, false, false, true, true, false, false, 0, 0, {"the output", "輸出的句子"}},
+    {"out.tokens", "tokens", STAGE_KIND_TOKENS, CHO, CHOICE, 0, false, false, true, true, false, false, 0, 0, {"the output", "輸出的句子"}},
 };
 
 #define N_STAGES ((int)(sizeof stages / sizeof *stages))

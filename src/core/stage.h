@@ -41,9 +41,24 @@ typedef enum {
 
 typedef enum { STAGE_EN, STAGE_ZH_TW } StageLang;
 
+// How a stage's values are recorded: Step.kind as an enum, what the views are chosen by.
+typedef enum {
+    STAGE_KIND_TOKENS,     // one row of token ids
+    STAGE_KIND_MATRIX,     // vectors, one row a token
+    STAGE_KIND_ATTENTION,  // softmax weights, rows over keys
+    STAGE_KIND_SCORES,     // attention scores before the softmax
+    STAGE_KIND_MASK,       // 0 or −∞
+    STAGE_KIND_PROBS,      // probabilities over the target vocabulary
+    STAGE_KIND_TOP_K,      // the most likely tokens
+    STAGE_KIND_BEAM,       // a beam search step's candidates
+    STAGE_KIND_CHOICE,     // the token chosen, its P and the draw
+    STAGE_KIND_LOSS,       // cross-entropy at each position
+} StageKind;
+
 typedef struct {
     const char *name;        // "dec.cross_attn.weights"
     const char *kind;        // how the trace records it (Step.kind): tokens, matrix, attention, scores, mask, probs, …
+    StageKind kind_id;       // the same as an enum
     StagePart part;
     StageBlock block;
     int sublayer;            // in a layer: 1, 2 (and 3 in the decoder), counting sub-layers with their Add & Norm; 0 outside

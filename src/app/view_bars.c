@@ -1,0 +1,195 @@
+// Bars and choices: the tokens, the next token's probabilities (and the
+// draw of a sampling step), the most likely tokens, the choice and the loss.
+#include "view_private.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Token boxes with ids under them; <unk> stands out.
+void bar_view_tokens(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
+    const Theme *t = vs->theme;
+    int px = vs->font_px * 3 / 2, small = vs->font_px * 4 / 5, pad = gfx_px(g, 10), x = area.x, y = area.y + pad;
+    int lh = gfx_line_height(g, px);
+    char buf[32];
+    for (int c = 0; c < s->cols; c++) {
+        const char *tok = s->col_labels ? s->col_labels[c] : "?";
+        int w = gfx_text_width(g, tok, px) + 2 * pad;
+        if (x + w > area.x + area.w && x > area.x) {
+            x = area.x;
+            y += lh + gfx_line_height(g, small) + 3 * pad;
+        }
+        bool unk = !strcmp(tok, VOC_UNK);
+        SDL_Rect box = {x, y, w, lh + pad};
+        gfx_fill(g, box, unk ? t->chosen : c == vs->hover_col ? t->hover : t->accent);
+        gfx_text(g, x + w / 2, y + pad / 2, tok, px, t->accent_text, GFX_CENTER);
+        snprintf(buf, sizeof buf, "%d", (int)s->data[c]);
+        gfx_text(g, x + w / 2, y + lh + pad + gfx_px(g, 4), buf, small, t->text_dim, GFX_CENTER);
+        x += w + pad;
+    }
+}
+
+typedef struct {
+    const char *label;
+    float value;
+    bool mark;
+} Bar;
+
+// Horizontal bars, full length at the value full.
+// rows_are_steps: bar i is row i of the step, so a lesson can outline it.
+// Returns the y under the last row drawn.
+static int draw_bars(Gfx *g, SDL_Rect area, const ViewState *vs, const Bar *bars, int n, const char *fmt, float full, bool rows_are_steps) {
+    const Theme *t = vs->theme;
+    int px = vs->font_px, lh = gfx_line_height(g, px), pad = gfx_px(g, 6);
+    int label_w = 0;
+    for (int i = 0; i < n; i++) {
+        int w = gfx_text_width(g, bars[i].label, px);
+        if (w > label_w) label_w = w;
+    }
+    int row_h = lh + pad, bar_x = area.x + label_w + 2 * pad, bar_w = area.w - label_w - gfx_px(g, 110);
+    char buf[32];
+    int i = 0;
+    for (; i < n && (i + 1) * row_h <= area.h; i++) {
+        int y = area.y + i * row_h;
+        Color c = bars[i].mark ? t->chosen : t->accent;
+        gfx_text(g, bar_x - pad, y + pad / 2, bars[i].label, px, bars[i].mark ? t->chosen : t->text, GFX_RIGHT);
+        int w = (int)(fmaxf(0.0f, fminf(1.0f, bars[i].value / full)) * (float)bar_w);
+        gfx_fill(g, (SDL_Rect){bar_x, y + pad / 2, w > 1 ? w : 1, lh}, c);
+        snprintf(buf, sizeof buf, fmt, (double)bars[i].value);
+        gfx_text(g, bar_x + w + pad, y + pad / 2, buf, px, t->text_dim, GFX_LEFT);
+        if (bars[i].mark) gfx_text(g, bar_x + w + gfx_px(g, 80), y + pad / 2, "\xE2\x97\x80", px, t->chosen, GFX_LEFT);  // ◀
+        if (rows_are_steps && view_row_highlighted(vs, i)) view_outline_row(g, vs, (SDL_Rect){area.x, y, bar_x + bar_w + gfx_px(g, 100) - area.x, row_h});
+    }
+    return area.y + i * row_h;
+}
+
+// The token chosen at a decoding step, or -1.
+static int chosen_at(const Trace *tr, int dstep) {
+    const Step *choice = view_find_kind(tr, STAGE_KIND_CHOICE, dstep);
+    return choice ? (int)choice->data[0] : -1;
+}
+
+// The draw of a sampling step: the tokens' shares of [0, 1) laid end to end
+// in rank order, the chosen one's share marked, and u on it.
+static void draw_strip(Gfx *g, SDL_Rect area, const ViewState *vs, const TraceRanked *r, int n, int chosen, float u, int y) {
+    const Theme *t = vs->theme;
+    int px = view_small_px(vs), lh = gfx_line_height(g, px), pad = gfx_px(g, 6);
+    int x0 = area.x + pad, w = area.w - 2 * pad - gfx_px(g, 40), h = lh * 2;
+    if (w < 20 || y + 3 * lh + h + pad > area.y + area.h) return;
+    char buf[200];
+    snprintf(buf, sizeof buf, i18n(vs->lang, S_V_DRAW_STRIP), (double)u, voc_token(vs->model->tgt, chosen));
+    gfx_text(g, x0, y, buf, px, t->text_dim, GFX_LEFT);
+    y += lh + lh;  // room for u's label above the strip
+    double acc = 0.0;
+    for (int i = 0; i < n && r[i].p > 0.0f; i++) {
+        int a = x0 + (int)lround(acc * w);
+        acc += r[i].p;
+        int b = x0 + (int)lround(fmin(acc, 1.0) * w);
+        Color c = r[i].id == chosen ? t->chosen : view_with_alpha(t->accent, i % 2 ? 0.45f : 0.8f);
+        gfx_fill(g, (SDL_Rect){a, y, b - a > 1 ? b - a : 1, h}, c);
+        const char *tok = voc_token(vs->model->tgt, r[i].id);
+        if (b - a > gfx_text_width(g, tok, px) + pad)
+            gfx_text(g, (a + b) / 2, y + (h - lh) / 2, tok, px, r[i].id == chosen ? t->accent_text : t->text, GFX_CENTER);
+    }
+    gfx_frame(g, (SDL_Rect){x0, y, w, h}, 1, t->panel_edge);
+    gfx_text(g, x0, y + h + gfx_px(g, 2), "0", px, t->text_dim, GFX_CENTER);
+    gfx_text(g, x0 + w, y + h + gfx_px(g, 2), "1", px, t->text_dim, GFX_CENTER);
+    // u: a line through the strip and its value above it
+    int ux = x0 + (int)lroundf(u * (float)w), m = gfx_px(g, 2);
+    gfx_fill(g, (SDL_Rect){ux - m / 2, y - gfx_px(g, 4), m > 1 ? m : 1, h + gfx_px(g, 8)}, t->text);
+    snprintf(buf, sizeof buf, "u = %.3f", (double)u);
+    gfx_text(g, ux, y - lh - gfx_px(g, 4), buf, px, t->text, GFX_CENTER);
+}
+
+// The most likely tokens of the last row, best first. In a sampling step the
+// tokens top-k and top-p removed (P = 0) are counted, not drawn; a chosen
+// token below the bars takes the last bar, with its rank; and the draw u is
+// shown on the tokens' shares.
+void bar_view_probs(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
+    const Theme *t = vs->theme;
+    // the choice of this step: its token, and the draw u (−1 for greedy)
+    const Step *choice = view_find_kind(vs->trace, STAGE_KIND_CHOICE, s->dstep);
+    int V = s->cols, chosen = choice ? (int)choice->data[0] : -1;
+    float u = choice ? choice->data[2] : -1.0f;
+    const float *p = s->data + (size_t)(s->rows - 1) * V;
+    bool sampled = s->stage->block == STAGE_BLOCK_CHOICE;  // the draw, not the model's probabilities
+    TraceRanked *r = malloc((size_t)V * sizeof *r);
+    if (!r) {
+        view_say(g, area, vs, S_V_NO_MEMORY);
+        return;
+    }
+    int kept = 0, chosen_rank = -1;
+    trace_rank(r, p, V);  // in the sampler's order: the strip lays them end to end as it did
+    for (int j = 0; j < V; j++) {
+        if (r[j].id == chosen) chosen_rank = j;
+        kept += !sampled || r[j].p > 0.0f;
+    }
+    bool strip = sampled && chosen >= 0 && u >= 0.0f;
+    // as many bars as leave room for the lines under them (draw_strip: 6 lines)
+    int px = view_small_px(vs), lh = gfx_line_height(g, px), row_h = gfx_line_height(g, vs->font_px) + gfx_px(g, 6);
+    int below = gfx_px(g, 8) + (sampled && kept < V ? lh : 0) + (strip ? 6 * lh : 0);
+    int fit = (area.h - below) / row_h;
+    Bar bars[12];
+    int n = kept < 12 ? kept : 12;
+    if (n > fit) n = SDL_min(n, SDL_max(fit, 2));  // never more than the tokens kept
+    for (int i = 0; i < n; i++) bars[i] = (Bar){voc_token(vs->model->tgt, r[i].id), r[i].p, r[i].id == chosen};
+    char ranked[160];
+    if (chosen_rank >= n && n > 0) {
+        snprintf(ranked, sizeof ranked, i18n(vs->lang, S_V_RANK), voc_token(vs->model->tgt, chosen), chosen_rank + 1);
+        bars[n - 1] = (Bar){ranked, p[chosen], true};
+    }
+    int y = draw_bars(g, area, vs, bars, n, "%.3f", 1.0f, false) + gfx_px(g, 8);
+    char buf[160];
+    if (sampled && kept < V && y + lh <= area.y + area.h) {
+        snprintf(buf, sizeof buf, i18n(vs->lang, S_V_REMOVED), V - kept);
+        gfx_text(g, area.x + gfx_px(g, 6), y, buf, px, t->text_dim, GFX_LEFT);
+        y += lh;
+    }
+    if (strip) draw_strip(g, area, vs, r, kept, chosen, u, y + lh);
+    free(r);
+}
+
+void bar_view_top_k(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
+    Bar bars[64];
+    int chosen = chosen_at(vs->trace, s->dstep), n = s->rows < 64 ? s->rows : 64;
+    const char *chosen_tok = chosen >= 0 ? voc_token(vs->model->tgt, chosen) : NULL;
+    for (int i = 0; i < n; i++) bars[i] = (Bar){s->row_labels[i], s->data[i], chosen_tok && !strcmp(chosen_tok, s->row_labels[i])};
+    draw_bars(g, area, vs, bars, n, "%.3f", 1.0f, true);
+}
+
+// The output so far, the new token marked.
+void bar_view_choice(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
+    const Theme *t = vs->theme;
+    int px = vs->font_px * 3 / 2, pad = gfx_px(g, 10), x = area.x, y = area.y + pad, lh = gfx_line_height(g, px);
+    for (int d = 1; d <= s->dstep; d++) {
+        int id = chosen_at(vs->trace, d);
+        if (id < 0) break;
+        const char *tok = voc_token(vs->model->tgt, id);
+        int w = gfx_text_width(g, tok, px) + 2 * pad;
+        if (x + w > area.x + area.w) {
+            x = area.x;
+            y += lh + 2 * pad;
+        }
+        bool now = d == s->dstep;
+        gfx_fill(g, (SDL_Rect){x, y, w, lh + pad}, now ? t->chosen : t->panel_edge);
+        gfx_text(g, x + w / 2, y + pad / 2, tok, px, now ? t->accent_text : t->text, GFX_CENTER);
+        x += w + pad;
+    }
+    char buf[96];
+    if (s->data[2] >= 0.0f)
+        snprintf(buf, sizeof buf, i18n(vs->lang, S_V_CHOICE_SAMPLED), (double)s->data[1], (double)s->data[2]);
+    else
+        snprintf(buf, sizeof buf, i18n(vs->lang, S_V_CHOICE_GREEDY), (double)s->data[1]);
+    gfx_text(g, area.x, y + lh + 3 * pad, buf, vs->font_px, t->text_dim, GFX_LEFT);
+}
+
+
+void bar_view_loss(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
+    Bar bars[64];
+    int n = s->rows < 64 ? s->rows : 64;
+    float mx = 1e-6f;
+    for (int i = 0; i < n; i++) mx = fmaxf(mx, s->data[i]);
+    for (int i = 0; i < n; i++) bars[i] = (Bar){s->row_labels[i], s->data[i], false};
+    draw_bars(g, area, vs, bars, n, "%.3f", mx, true);  // lengths relative to the largest loss, numbers as they are
+}

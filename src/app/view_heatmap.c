@@ -1,0 +1,314 @@
+#include "view_private.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Weights, probabilities and masks run from 0 to 1 (a mask's −∞ drawn apart).
+static bool unit_scale(const Step *s) {
+    StageKind k = s->stage->kind_id;
+    return k == STAGE_KIND_ATTENTION || k == STAGE_KIND_PROBS || k == STAGE_KIND_MASK;
+}
+
+// Masked by the look-ahead mask: above the diagonal of the decoder's self-attention.
+static bool causal_masked(const Step *s, int r, int c) { return c > r && s->stage->causal; }
+
+static void value_range(const Step *s, float *lo, float *hi) {
+    if (unit_scale(s)) {
+        *lo = 0.0f;
+        *hi = 1.0f;
+        return;
+    }
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    for (int i = 0; i < s->rows * s->cols; i++)
+        if (isfinite(s->data[i])) {
+            *lo = fminf(*lo, s->data[i]);
+            *hi = fmaxf(*hi, s->data[i]);
+        }
+    if (!(*lo <= *hi)) *lo = *hi = 0.0f;
+    if (*hi - *lo < 1e-6f) *hi = *lo + 1e-6f;
+}
+
+// A row's label: the query token, and for attention rows (and the mask over
+// them) in the decoder also the token that row goes on to produce ("<bos> → 貓").
+static const char *row_label(const ViewState *vs, const Step *s, int r, char *buf, size_t size) {
+    if (!s->row_labels) {
+        snprintf(buf, size, "%d", r);
+        return buf;
+    }
+    const char *out = view_query_rows(s) ? view_produced(vs->trace, s, r) : NULL;
+    if (!out) return s->row_labels[r];
+    snprintf(buf, size, "%s \xE2\x86\x92 %s", s->row_labels[r], out);
+    return buf;
+}
+
+// The room the row labels take, the gap after them included.
+int heat_row_labels_width(Gfx *g, const ViewState *vs, const Step *s) {
+    int label_w = 0;
+    char buf[160];
+    for (int r = 0; s->row_labels && r < s->rows; r++) {
+        int w = gfx_text_width(g, row_label(vs, s, r, buf, sizeof buf), view_small_px(vs));
+        if (w > label_w) label_w = w;
+    }
+    if (!s->row_labels) label_w = gfx_text_width(g, "00", view_small_px(vs));
+    return label_w + gfx_px(g, 6);
+}
+
+// A column label's width with a gap that keeps it apart from the next.
+static int col_label_width(Gfx *g, const Step *s, int c, int px) { return gfx_text_width(g, s->col_labels[c], px) + gfx_px(g, 6); }
+
+// Where column c's label goes: centred on its column, or widened into the
+// room its neighbours' labels leave (left of the first column: first_room),
+// shifted off a side that has none. Sets *shift (pixels from the column's
+// centre); false when it does not fit even so.
+static bool place_col_label(Gfx *g, const Step *s, int c, int cell_w, int first_room, int px, int *shift) {
+    *shift = 0;
+    int w = col_label_width(g, s, c, px);
+    if (w <= cell_w) return true;
+    int left = c == 0 ? first_room : (cell_w - SDL_min(cell_w, col_label_width(g, s, c - 1, px))) / 2;
+    int right = c == s->cols - 1 ? 0 : (cell_w - SDL_min(cell_w, col_label_width(g, s, c + 1, px))) / 2;
+    if (w > cell_w + left + right) return false;
+    int half = (w - cell_w + 1) / 2;
+    if (half > left) *shift = half - left;
+    else if (half > right) *shift = right - half;
+    return true;
+}
+
+// The colour bar's width with its numbers.
+int heat_colorbar_width(Gfx *g, const ViewState *vs) {
+    return gfx_px(g, 14) + gfx_text_width(g, "-00.00", view_small_px(vs)) + 2 * gfx_px(g, 6);
+}
+
+// bar false: no colour bar (a panel of a grid that shares one), its room given to the cells.
+HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, bool has_title, bool row_labels, bool bar) {
+    HeatLayout L = {0};
+    int px = vs->font_px;
+    L.small_px = view_small_px(vs);
+    int lh = gfx_line_height(g, L.small_px), pad = gfx_px(g, 6);
+    L.title_y = area.y;
+    L.col_label_y = area.y + (has_title ? gfx_line_height(g, px) + pad : 0);
+    int label_w = row_labels ? heat_row_labels_width(g, vs, s) : 0;
+    bool matrix = s->stage->kind_id == STAGE_KIND_MATRIX;
+    int bar_w = bar ? heat_colorbar_width(g, vs) : 0;
+    int norm_w = matrix && s->row_labels ? gfx_px(g, 90) : 0;
+    int max_cell = gfx_px(g, 96);
+    // Column labels take one line; when a token does not fit its column but
+    // a line turned upwards does, they read upwards in a taller band.
+    int band = lh, top = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        top = L.col_label_y + band + pad / 2;
+        int avail_w = area.w - label_w - bar_w - norm_w - pad, avail_h = area.y + area.h - top;
+        if (avail_w < s->cols) avail_w = s->cols;
+        if (avail_h < s->rows) avail_h = s->rows;
+        L.cell_w = avail_w / s->cols;
+        L.cell_h = avail_h / s->rows;
+        if (!matrix) {  // attention-like matrices get square cells
+            int c = L.cell_w < L.cell_h ? L.cell_w : L.cell_h;
+            // but a row of probabilities over a whole vocabulary may be taller than its narrow cells
+            int h = s->stage->kind_id == STAGE_KIND_PROBS ? SDL_min(L.cell_h, SDL_max(c, 2 * lh)) : c;
+            L.cell_w = c;
+            L.cell_h = h;
+        }
+        if (L.cell_w > max_cell) L.cell_w = max_cell;
+        if (L.cell_h > max_cell) L.cell_h = max_cell;
+        if (L.cell_w < 1) L.cell_w = 1;
+        if (L.cell_h < 1) L.cell_h = 1;
+        if (pass == 1 || !s->col_labels) break;
+        // one label cut short reads well enough; two or more turn them all,
+        // and columns narrower than a turned line name only some
+        int cut = 0, widest = 0, shift;
+        for (int c = 0; c < s->cols; c++) {
+            cut += !place_col_label(g, s, c, L.cell_w, label_w + pad / 2, L.small_px, &shift);
+            widest = SDL_max(widest, col_label_width(g, s, c, L.small_px));
+        }
+        bool narrow = L.cell_w < lh * 3 / 4;
+        if (cut < 2 && !narrow) break;
+        // labels named in part stand on a leader line (draw_some_col_labels); they may need its room
+        band = SDL_min(widest + (narrow ? gfx_px(g, 8) : 0), gfx_px(g, 110));
+        L.col_label_up = band;
+    }
+    L.col_label_some = L.col_label_up && L.cell_w < lh * 3 / 4;  // after the taller band, which may narrow the cells
+    L.label_x = area.x + label_w;
+    L.grid = (SDL_Rect){L.label_x + pad / 2, top, L.cell_w * s->cols, L.cell_h * s->rows};
+    if (bar) L.bar = (SDL_Rect){L.grid.x + L.grid.w + pad, top, gfx_px(g, 14), L.grid.h > gfx_px(g, 120) ? L.grid.h : gfx_px(g, 120)};
+    if (norm_w) L.norms = (SDL_Rect){L.bar.x + bar_w - pad, top, norm_w - pad, L.grid.h};
+    L.right = L.grid.x + L.grid.w + bar_w + norm_w + pad - pad / 2;  // as much as avail_w left out
+    L.values = L.cell_w >= gfx_text_width(g, "-0.00", L.small_px) + pad && L.cell_h >= lh;
+    value_range(s, &L.lo, &L.hi);
+    return L;
+}
+
+static void draw_colorbar(Gfx *g, const HeatLayout *L, const ViewState *vs, const Step *s) {
+    const Theme *t = vs->theme;
+    if (s->stage->kind_id == STAGE_KIND_MASK) {
+        // a mask holds only 0 and −∞: two swatches say so, a colour scale would not
+        int lh = gfx_line_height(g, L->small_px), x = L->bar.x + L->bar.w + gfx_px(g, 4);
+        SDL_Rect zero = {L->bar.x, L->bar.y, L->bar.w, L->bar.w}, minus = {L->bar.x, L->bar.y + L->bar.w + lh, L->bar.w, L->bar.w};
+        gfx_fill(g, zero, cmap_color(vs->cmap, 0.0f));
+        gfx_fill(g, minus, t->masked);
+        gfx_hatch(g, minus, gfx_px(g, 7), t->panel_edge);
+        gfx_frame(g, zero, 1, t->panel_edge);
+        gfx_frame(g, minus, 1, t->panel_edge);
+        gfx_text(g, x, zero.y + (zero.h - lh) / 2, "0", L->small_px, t->text_dim, GFX_LEFT);
+        gfx_text(g, x, minus.y + (minus.h - lh) / 2, "\xE2\x88\x92\xE2\x88\x9E", L->small_px, t->text_dim, GFX_LEFT);  // −∞
+        return;
+    }
+    for (int y = 0; y < L->bar.h; y++) {
+        float u = 1.0f - (float)y / (float)(L->bar.h > 1 ? L->bar.h - 1 : 1);
+        gfx_fill(g, (SDL_Rect){L->bar.x, L->bar.y + y, L->bar.w, 1}, cmap_color(vs->cmap, u));
+    }
+    gfx_frame(g, L->bar, 1, t->panel_edge);
+    char buf[32];
+    int x = L->bar.x + L->bar.w + gfx_px(g, 4), lh = gfx_line_height(g, L->small_px);
+    view_format_value(buf, sizeof buf, L->hi);
+    gfx_text(g, x, L->bar.y - lh / 4, buf, L->small_px, t->text_dim, GFX_LEFT);
+    view_format_value(buf, sizeof buf, L->lo);
+    gfx_text(g, x, L->bar.y + L->bar.h - lh + lh / 4, buf, L->small_px, t->text_dim, GFX_LEFT);
+}
+
+// Columns too narrow for every label: the columns of each row's largest
+// value, the hovered one and a lesson's, read upwards. A label that would
+// overlap the one before it moves right, with a leader line to its column.
+static void draw_some_col_labels(Gfx *g, const HeatLayout *L, const ViewState *vs, const Step *s) {
+    const Theme *t = vs->theme;
+    enum { MOST_ROWS = 4096 };  // rows are tokens: far fewer
+    int best[MOST_ROWS], n_best = 0;  // each row's largest value's column
+    for (int r = 0; r < s->rows && n_best < MOST_ROWS; r++) {
+        int b = -1;
+        for (int c = 0; c < s->cols; c++) {
+            float v = s->data[r * s->cols + c];
+            if (isfinite(v) && (b < 0 || v > s->data[r * s->cols + b])) b = c;
+        }
+        if (b >= 0) best[n_best++] = b;
+    }
+    int lh = gfx_line_height(g, L->small_px), last = -lh, bottom = L->col_label_y + L->col_label_up;
+    int leader = gfx_px(g, 8);
+    for (int c = 0; c < s->cols; c++) {
+        int cx = L->grid.x + c * L->cell_w + L->cell_w / 2, x = SDL_max(cx, last + lh);
+        bool named = c == vs->hover_col;
+        for (int k = 0; k < vs->opt.n_highlight && !named; k++) named = vs->opt.highlight[k].col - 1 == c;
+        for (int k = 0; k < n_best && !named; k++) named = best[k] == c;
+        if (!named) continue;
+        Color col = c == vs->hover_col ? t->hover : t->text_dim;
+        gfx_text_up(g, x - lh / 2, bottom - leader, L->col_label_up - leader, s->col_labels[c], L->small_px, col);
+        gfx_line(g, (float)x, (float)(bottom - leader / 2), (float)cx, (float)bottom, 1.0f, col);
+        last = x;
+    }
+}
+
+void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const char *title, bool row_labels, bool bar,
+               const CorpusPair *gold) {
+    const Theme *t = vs->theme;
+    HeatLayout L = heat_layout(g, area, vs, s, title != NULL, row_labels, bar);
+    if (title) gfx_text_fit(g, area.x, L.title_y, area.w, title, vs->font_px, t->text, GFX_LEFT);
+    char buf[32];
+    int lh = gfx_line_height(g, L.small_px);
+    // column labels: tokens when they fit, else every few feature indices
+    int every = 1;
+    if (!s->col_labels) {
+        int w = gfx_text_width(g, "000", L.small_px) + gfx_px(g, 4);
+        while (every * L.cell_w < w) every *= 2;
+    }
+    if (L.col_label_some) draw_some_col_labels(g, &L, vs, s);
+    for (int c = 0; c < s->cols && !L.col_label_some; c += every) {
+        int cx = L.grid.x + c * L.cell_w + L.cell_w / 2;
+        Color col = c == vs->hover_col ? t->hover : t->text_dim;
+        if (L.col_label_up)
+            gfx_text_up(g, cx - lh / 2, L.col_label_y + L.col_label_up, L.col_label_up, s->col_labels[c], L.small_px, col);
+        else if (s->col_labels) {
+            int shift, first_room = L.grid.x - area.x;
+            if (place_col_label(g, s, c, L.cell_w, first_room, L.small_px, &shift))
+                gfx_text(g, cx + shift, L.col_label_y, s->col_labels[c], L.small_px, col, GFX_CENTER);
+            else
+                gfx_text_fit(g, cx, L.col_label_y, L.cell_w, s->col_labels[c], L.small_px, col, GFX_CENTER);
+        } else {
+            snprintf(buf, sizeof buf, "%d", c);
+            gfx_text(g, cx, L.col_label_y, buf, L.small_px, col, GFX_CENTER);
+        }
+    }
+    for (int r = 0; r < s->rows; r++) {
+        int y = L.grid.y + r * L.cell_h;
+        if (row_labels && (L.cell_h >= lh * 3 / 4 || r == vs->hover_row)) {
+            Color col = r == vs->hover_row ? t->hover : t->text;
+            char lb[160];
+            const char *label = row_label(vs, s, r, lb, sizeof lb);
+            gfx_text(g, L.label_x - gfx_px(g, 4), y + (L.cell_h - lh) / 2, label, L.small_px, col, GFX_RIGHT);
+        }
+        for (int c = 0; c < s->cols; c++) {
+            float v = s->data[r * s->cols + c];
+            SDL_Rect cell = {L.grid.x + c * L.cell_w, y, L.cell_w, L.cell_h};
+            bool masked = isinf(v) || causal_masked(s, r, c);
+            Color fill = masked ? t->masked : cmap_color(vs->cmap, (v - L.lo) / (L.hi - L.lo));
+            gfx_fill(g, cell, fill);
+            if (masked) gfx_hatch(g, cell, gfx_px(g, 7), t->panel_edge);  // never mistaken for a small value
+            if (L.values) {
+                view_format_value(buf, sizeof buf, v);
+                gfx_text(g, cell.x + L.cell_w / 2, cell.y + (L.cell_h - lh) / 2, buf, L.small_px,
+                         masked ? t->text : theme_text_on(fill), GFX_CENTER);
+            }
+        }
+    }
+    if (L.cell_w >= 4 && L.cell_h >= 4)  // thin separators keep cells apart on a projector
+        for (int c = 1; c < s->cols; c++) gfx_fill(g, (SDL_Rect){L.grid.x + c * L.cell_w, L.grid.y, 1, L.grid.h}, t->panel & 0x60FFFFFF);
+    if (vs->hover_row >= 0 && vs->hover_row < s->rows && vs->hover_col >= 0 && vs->hover_col < s->cols)
+        gfx_frame(g, (SDL_Rect){L.grid.x + vs->hover_col * L.cell_w, L.grid.y + vs->hover_row * L.cell_h, L.cell_w, L.cell_h},
+                  gfx_px(g, 2), t->hover);
+    // a lesson's cells (a whole row, a column or one cell), in its own head's panel only
+    bool own_panel = !vs->opt.heads_grid || s->head == trace_step(vs->trace, vs->step)->head;
+    for (int k = 0; own_panel && k < vs->opt.n_highlight; k++) {
+        int r = vs->opt.highlight[k].row - 1, c = vs->opt.highlight[k].col - 1;
+        if (r >= s->rows || c >= s->cols) continue;
+        SDL_Rect box = {L.grid.x + (c < 0 ? 0 : c * L.cell_w), L.grid.y + (r < 0 ? 0 : r * L.cell_h), c < 0 ? L.grid.w : L.cell_w,
+                        r < 0 ? L.grid.h : L.cell_h};
+        gfx_frame(g, (SDL_Rect){box.x - gfx_px(g, 2), box.y - gfx_px(g, 2), box.w + gfx_px(g, 4), box.h + gfx_px(g, 4)}, gfx_px(g, 3), t->chosen);
+    }
+    for (int k = 0; gold && k < gold->n_links; k++) {  // a gold ring, edged to show on any cell colour
+        int r, c;
+        if (!view_gold_cell(vs, s, gold, k, &r, &c)) continue;
+        float v = s->data[r * s->cols + c], half = 0.5f * (float)(L.cell_w < L.cell_h ? L.cell_w : L.cell_h), radius = 0.72f * half;
+        float cx = (float)L.grid.x + ((float)c + 0.5f) * (float)L.cell_w, cy = (float)L.grid.y + ((float)r + 0.5f) * (float)L.cell_h;
+        float width = fmaxf(2.0f, radius / 8.0f), edge = 2.0f * gfx_scale(g);
+        Color under = theme_text_on(cmap_color(vs->cmap, (v - L.lo) / (L.hi - L.lo)));
+        if (L.values) {  // the ring passes outside the number's corners, so the number stays readable
+            view_format_value(buf, sizeof buf, v);
+            float clear = hypotf(0.5f * (float)gfx_text_width(g, buf, L.small_px), 0.4f * (float)lh) + 0.5f * width + 2.0f * edge;
+            if (clear > radius) radius = clear;
+            if (radius + 0.5f * width + edge > half) {  // no room for a ring around it: a frame along the cell's edge
+                SDL_Rect cell = {L.grid.x + c * L.cell_w, L.grid.y + r * L.cell_h, L.cell_w, L.cell_h};
+                int w = (int)lroundf(width);
+                gfx_frame(g, cell, w + (int)lroundf(edge), under);
+                gfx_frame(g, cell, w, t->gold);
+                continue;
+            }
+        }
+        view_draw_ring(g, cx, cy, radius, width + edge, under);
+        view_draw_ring(g, cx, cy, radius, width, t->gold);
+    }
+    if (bar) draw_colorbar(g, &L, vs, s);
+    if (L.norms.w > 0) {  // per-token vector length: how large each row is
+        float mx = 0.0f, norm[256];
+        int rows = s->rows < 256 ? s->rows : 256;
+        for (int r = 0; r < rows; r++) {
+            double sq = 0.0;
+            for (int c = 0; c < s->cols; c++) sq += (double)s->data[r * s->cols + c] * s->data[r * s->cols + c];
+            norm[r] = (float)sqrt(sq);
+            mx = fmaxf(mx, norm[r]);
+        }
+        gfx_text(g, L.norms.x, L.col_label_y, "\xE2\x80\x96x\xE2\x80\x96", L.small_px, t->text_dim, GFX_LEFT);  // ‖x‖
+        for (int r = 0; r < rows; r++) {
+            int y = L.grid.y + r * L.cell_h, w = mx > 0 ? (int)((float)L.norms.w * 0.6f * norm[r] / mx) : 0;
+            gfx_fill(g, (SDL_Rect){L.norms.x, y + L.cell_h / 4, w, L.cell_h / 2 > 1 ? L.cell_h / 2 : 1}, t->accent);
+            if (L.cell_h >= lh) {
+                snprintf(buf, sizeof buf, "%.1f", (double)norm[r]);
+                gfx_text(g, L.norms.x + w + gfx_px(g, 4), y + (L.cell_h - lh) / 2, buf, L.small_px, t->text_dim, GFX_LEFT);
+            }
+        }
+    }
+}
+
+void view_heatmap(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const char *title) {
+    heat_draw(g, area, vs, s, title, true, true, view_gold_for(vs, s, NULL));
+}
+

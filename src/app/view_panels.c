@@ -1,0 +1,227 @@
+// Composite views: several steps as panels, each a heatmap or a line view
+// (the heads of a layer and their average, the masking steps side by side),
+// or one step alone; and which cell of them is under a point.
+#include "view_private.h"
+
+#include <stdio.h>
+#include <string.h>
+
+enum { MAX_PANELS = 17 };
+
+typedef struct {
+    int n, cols;                    // cols 0: the grid with the largest cells
+    int current;                    // the panel of the step shown, framed; -1: none
+    const Step *steps[MAX_PANELS];
+    char titles[MAX_PANELS][48];    // "" for a lone panel: the page's title names it
+    const char *ops[MAX_PANELS];    // a sign between panel i and i + 1, or NULL
+    bool lines;                     // line views instead of heatmaps
+    bool shared_bar;                // one scale for all (the heads grid): a colour bar on each row's last panel only
+    bool no_average;                // the heads grid without the heads' average (view data missing): the view says so
+    const CorpusPair *gold;         // the gold alignment drawn, or NULL
+    const char *gold_file;
+    char note[160];                 // a line under the panels, or ""
+    SDL_Rect legend;                // where that line goes (h 0: no line)
+    SDL_Rect cells[MAX_PANELS];     // each panel's place, framed when current
+    SDL_Rect inner[MAX_PANELS];     // its view, inset in the cell
+} Panels;
+
+// One head's attention weights: shown in the grid of every head, or as lines.
+bool panels_heads_grid(const Step *s) { return s->head > 0 && s->stage->attention_weights; }
+
+// The steps the look-ahead mask is made for: the mask and the three matrices it turns into weights.
+bool panels_side_by_side(const Step *s) { return s->stage->group == STAGE_GROUP_MASKING; }
+
+// Mask + raw scores = masked scores → softmax weights, of one layer, head and decoding step.
+static void add_masking_steps(const ViewState *vs, const Step *s, Panels *p) {
+    static const StringId titles[] = {S_V_MASK, S_V_RAW_SCORES, S_V_MASKED_SCORES, S_V_SOFTMAX_WEIGHTS};
+    static const char *const ops[] = {"+", "=", "\xE2\x86\x92", NULL};  // →
+    int layer = s->layer ? s->layer : 1, head = s->head ? s->head : 1;   // the mask has neither: show layer 1, head 1
+    const StageInfo *group[4];
+    if (stage_group(STAGE_GROUP_MASKING, group, 4) != 4) return;
+    for (int i = 0; i < 4; i++) {
+        const StageInfo *st = group[i];
+        p->steps[i] = view_find_step(vs->trace, st, st->layered ? layer : 0, st->per_head ? head : 0, s->dstep);
+        if (!p->steps[i]) return;
+        snprintf(p->titles[i], sizeof p->titles[i], "%s", i18n(vs->lang, titles[i]));
+        p->ops[i] = ops[i];
+    }
+    p->n = 4;
+    p->cols = 0;  // one row of four, or two of two when the room is narrow: whichever gives larger cells
+    if (!s->layer) snprintf(p->note, sizeof p->note, i18n(vs->lang, S_V_MASK_NOTE), layer, head);
+}
+
+// Every head of the layer at the same decoding step, and their mean (a display aid, not part of the model).
+static void add_heads(const ViewState *vs, const Step *s, Panels *p) {
+    int heads = vs->model->cfg.nhead;
+    if (heads + 1 > MAX_PANELS) return;
+    for (int h = 0; h < heads; h++) {
+        p->steps[h] = view_find_step(vs->trace, s->stage, s->layer, h + 1, s->dstep);
+        if (!p->steps[h]) return;
+        snprintf(p->titles[h], sizeof p->titles[h], i18n(vs->lang, S_V_HEAD_N), h + 1);
+    }
+    // worked out once per trace (view_data_new): drawing only reads it
+    p->steps[heads] = view_data_average(vs->data, vs->step);
+    if (!p->steps[heads]) {
+        p->no_average = true;
+        return;
+    }
+    snprintf(p->titles[heads], sizeof p->titles[heads], "%s", i18n(vs->lang, S_V_AVERAGE));
+    p->n = heads + 1;
+    p->shared_bar = true;  // every head's weights, and their average, run from 0 to 1
+}
+
+// Heatmap panels in a row share the rows: only the first shows their labels.
+static bool shows_row_labels(const Panels *p, int i) { return p->n == 1 || i % p->cols == 0; }
+
+// Whether panel i draws a colour bar: all do, unless they share one scale;
+// then the last column's (a short last row has none: the rows above show it).
+static bool shows_bar(const Panels *p, int i) { return !p->shared_bar || p->n == 1 || i % p->cols == p->cols - 1; }
+
+// Cells of equal size, row by row, the first of each row wider by the row
+// labels it shows; a lone panel takes the whole area.
+static void place_panels(Gfx *g, SDL_Rect area, const ViewState *vs, Panels *p) {
+    if (p->n == 1) {
+        p->cells[0] = p->inner[0] = area;
+        return;
+    }
+    int gap = gfx_px(g, 28), inset = gfx_px(g, 8), rows = (p->n + p->cols - 1) / p->cols;
+    int label_w = p->lines ? 0 : heat_row_labels_width(g, vs, p->steps[0]);
+    int bar_w = p->shared_bar && !p->lines ? heat_colorbar_width(g, vs) : 0;  // a shared bar: only the last column has one
+    int w = (area.w - label_w - bar_w - (p->cols - 1) * gap) / p->cols, h = (area.h - (rows - 1) * gap) / rows;
+    for (int i = 0; i < p->n; i++) {
+        int col = i % p->cols, x = area.x + col * (w + gap) + (col ? label_w : 0);
+        int cell_w = w + (col ? 0 : label_w) + (shows_bar(p, i) ? bar_w : 0);
+        p->cells[i] = (SDL_Rect){x, area.y + (i / p->cols) * (h + gap), cell_w, h};
+        p->inner[i] = (SDL_Rect){p->cells[i].x + inset, p->cells[i].y + inset, cell_w - 2 * inset, h - 2 * inset};
+    }
+}
+
+// Shrinks heatmap panels to the room their heatmaps use, column by column and
+// row by row, and packs them to the top left, so that frames fit their panels.
+static void fit_cells(Gfx *g, const ViewState *vs, Panels *p) {
+    if (p->n == 1 || p->lines) return;
+    int inset = gfx_px(g, 8), gap = gfx_px(g, 28), rows = (p->n + p->cols - 1) / p->cols;
+    int used_w[MAX_PANELS] = {0}, used_h[MAX_PANELS] = {0};
+    for (int i = 0; i < p->n; i++) {
+        HeatLayout L = heat_layout(g, p->inner[i], vs, p->steps[i], true, shows_row_labels(p, i), shows_bar(p, i));
+        int bottom = L.bar.y + L.bar.h > L.grid.y + L.grid.h ? L.bar.y + L.bar.h : L.grid.y + L.grid.h;
+        int *w = &used_w[i % p->cols], *h = &used_h[i / p->cols];
+        if (L.right - p->inner[i].x > *w) *w = L.right - p->inner[i].x;
+        if (bottom - p->inner[i].y > *h) *h = bottom - p->inner[i].y;
+    }
+    int x[MAX_PANELS], y[MAX_PANELS];
+    x[0] = p->cells[0].x;
+    y[0] = p->cells[0].y;
+    for (int c = 1; c < p->cols; c++) x[c] = x[c - 1] + used_w[c - 1] + 2 * inset + gap;
+    for (int r = 1; r < rows; r++) y[r] = y[r - 1] + used_h[r - 1] + 2 * inset + gap;
+    for (int i = 0; i < p->n; i++) {
+        int c = i % p->cols, r = i / p->cols;
+        p->cells[i] = (SDL_Rect){x[c], y[r], used_w[c] + 2 * inset, used_h[r] + 2 * inset};
+        p->inner[i] = (SDL_Rect){x[c] + inset, y[r] + inset, used_w[c], used_h[r]};
+    }
+}
+
+// What the step is shown as, and where each part goes: the one layout that
+// drawing and hit testing share.
+static void plan_panels(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, Panels *p) {
+    memset(p, 0, sizeof *p);
+    p->current = -1;
+    bool weights = panels_heads_grid(s);
+    p->lines = weights && vs->opt.lines;
+    if (weights && vs->opt.heads_grid) add_heads(vs, s, p);
+    else if (!p->lines && !vs->opt.no_side_by_side && panels_side_by_side(s)) add_masking_steps(vs, s, p);
+    if (p->n < 2) {
+        p->n = p->cols = 1;
+        p->steps[0] = s;
+        p->titles[0][0] = '\0';
+        p->ops[0] = NULL;
+    }
+    for (int i = 0; i < p->n; i++)
+        if (p->n > 1 && p->steps[i] == s) p->current = i;
+    p->gold = view_gold_for(vs, s, &p->gold_file);
+    if (!vs->data && !vs->opt.no_gold && view_gold_step(s))  // the gold may be there: say why it is not shown
+        snprintf(p->note, sizeof p->note, "%s", i18n(vs->lang, S_V_NO_MEMORY));
+    if (p->lines && !p->note[0]) snprintf(p->note, sizeof p->note, i18n(vs->lang, S_V_LINE_NOTE), (double)LINE_MIN_WEIGHT);
+    if (p->gold || p->note[0]) {  // a line under the panels
+        int lh = gfx_line_height(g, view_small_px(vs));
+        p->legend = (SDL_Rect){area.x, area.y + area.h - lh, area.w, lh};
+        area.h -= lh + gfx_px(g, 8);
+    }
+    if (!p->cols) {
+        int best = 1, best_cell = -1;
+        for (p->cols = 1; p->cols <= p->n; p->cols++) {
+            if (p->ops[0] && p->n % p->cols) continue;  // an equation's rows stay whole
+            place_panels(g, area, vs, p);
+            int cell = heat_layout(g, p->inner[0], vs, p->steps[0], true, true, shows_bar(p, 0)).cell_w;
+            if (cell > best_cell) {
+                best_cell = cell;
+                best = p->cols;
+            }
+        }
+        p->cols = best;
+    }
+    place_panels(g, area, vs, p);
+    fit_cells(g, vs, p);
+}
+
+static void draw_legend(Gfx *g, const Panels *p, const ViewState *vs) {
+    const Theme *t = vs->theme;
+    int px = view_small_px(vs), x = p->legend.x, y = p->legend.y, lh = p->legend.h;
+    if (p->gold) {  // a sample of the mark, then where the gold comes from
+        float cy = (float)y + (float)lh / 2.0f, scale = gfx_scale(g);
+        if (p->lines) view_draw_dashed(g, (float)x, cy, (float)x + 34.0f * scale, cy, 2.0f * scale, 7.0f * scale, t->gold);
+        else view_draw_ring(g, (float)x + 10.0f * scale, cy, 7.0f * scale, 2.0f * scale, t->gold);
+        x += gfx_px(g, p->lines ? 42 : 26);
+        char buf[96];
+        snprintf(buf, sizeof buf, i18n(vs->lang, S_V_GOLD), p->gold_file, p->gold->line);
+        x += gfx_text(g, x, y, buf, px, t->text_dim, GFX_LEFT) + gfx_px(g, 24);
+    }
+    gfx_text(g, x, y, p->note, px, t->text_dim, GFX_LEFT);
+}
+
+void panels_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
+    const Theme *t = vs->theme;
+    Panels p;
+    plan_panels(g, area, vs, s, &p);
+    if (p.no_average) {
+        view_say(g, area, vs, S_V_NO_MEMORY);
+        return;
+    }
+    for (int i = 0; i < p.n; i++) {
+        const char *title = p.titles[i][0] ? p.titles[i] : NULL;
+        if (p.lines) lines_draw(g, p.inner[i], vs, p.steps[i], title, p.gold);
+        else heat_draw(g, p.inner[i], vs, p.steps[i], title, shows_row_labels(&p, i), shows_bar(&p, i), p.gold);
+        if (i == p.current) gfx_frame(g, p.cells[i], gfx_px(g, 2), t->accent);
+        if (p.ops[i] && i + 1 < p.n) {  // the sign between two panels, level with the cells
+            bool wraps = (i + 1) % p.cols == 0;  // the next panel starts a row: the sign ends this one
+            int k = wraps ? i : i + 1;
+            HeatLayout L = heat_layout(g, p.inner[k], vs, p.steps[k], true, shows_row_labels(&p, k), shows_bar(&p, k));
+            int px = vs->font_px * 3 / 2, right = p.cells[i].x + p.cells[i].w;
+            int x = wraps ? right + gfx_px(g, 14) : (right + p.cells[i + 1].x) / 2;
+            gfx_text(g, x, L.grid.y + L.grid.h / 2 - gfx_line_height(g, px) / 2, p.ops[i], px, t->text_dim, GFX_CENTER);
+        }
+    }
+    if (p.legend.h) draw_legend(g, &p, vs);
+}
+
+bool panels_hit(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, int x, int y, int *row, int *col) {
+    Panels p;
+    plan_panels(g, area, vs, s, &p);
+    bool hit = false;
+    if (p.no_average) return false;
+    SDL_Point pt = {x, y};
+    for (int i = 0; i < p.n && !hit; i++) {
+        if (!SDL_PointInRect(&pt, &p.cells[i])) continue;
+        bool has_title = p.titles[i][0] != '\0';
+        if (p.lines) {
+            hit = lines_hit(g, p.inner[i], vs, p.steps[i], has_title, x, y, row, col);
+            continue;
+        }
+        HeatLayout L = heat_layout(g, p.inner[i], vs, p.steps[i], has_title, shows_row_labels(&p, i), shows_bar(&p, i));
+        if (x < L.grid.x || y < L.grid.y || x >= L.grid.x + L.grid.w || y >= L.grid.y + L.grid.h) break;
+        *col = (x - L.grid.x) / L.cell_w;
+        *row = (y - L.grid.y) / L.cell_h;
+        hit = true;
+    }
+    return hit;
+}

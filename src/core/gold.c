@@ -1,0 +1,142 @@
+#include "gold.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fileio.h"
+
+enum { N_SPLITS = 3, MAX_TOKENS = 256, MAX_LINKS = 1024, MAX_KEY = 2048 };
+static const char *const split_names[N_SPLITS] = {"train.tsv", "valid.tsv", "test.tsv"};
+
+// A pair parsed into its own storage.
+struct GoldAlignment {
+    const char *file;
+    CorpusPair pair;
+    char line[4096];        // the line, cut into tokens in place
+    const char *src[MAX_TOKENS], *tgt[MAX_TOKENS];
+    AlignLink links[MAX_LINKS];
+};
+
+// The corpus folder of a shipped model, found like the model: beside its folder.
+static bool corpus_dir(const char *model_path, char *buf, size_t size) {
+    const char *slash = strrchr(model_path, '/'), *file = slash ? slash + 1 : model_path;
+    const char *pair = !strcmp(file, "en-zh.safetensors") ? "en-zh" : !strcmp(file, "en-fr.safetensors") ? "en-fr" : NULL;
+    if (!pair) return false;
+    int dir_len = slash ? (int)(slash - model_path) : 1;
+    int n = snprintf(buf, size, "%.*s/../corpus/%s", dir_len, slash ? model_path : ".", pair);
+    return n > 0 && (size_t)n < size;
+}
+
+// Cuts s at each sep in place into at most most pieces; returns how many, or -1 if more.
+static int split(char *s, char sep, const char **pieces, int most) {
+    int n = 0;
+    for (char *p = s; p;) {
+        if (n == most) return -1;
+        pieces[n++] = p;
+        p = strchr(p, sep);
+        if (p) *p++ = '\0';
+    }
+    return n;
+}
+
+// Parses "source <TAB> target <TAB> links" (line number no) into g; false
+// when the line is not a pair with an alignment that fits.
+static bool parse_pair(GoldAlignment *g, const char *text, size_t len, int no) {
+    if (len >= sizeof g->line) return false;
+    memcpy(g->line, text, len);
+    g->line[len] = '\0';
+    if (len && g->line[len - 1] == '\r') g->line[len - 1] = '\0';
+    const char *col[3];
+    if (split(g->line, '\t', col, 3) != 3 || !*col[2]) return false;
+    CorpusPair *p = &g->pair;
+    memset(p, 0, sizeof *p);
+    p->n_src = split((char *)col[0], ' ', g->src, MAX_TOKENS);
+    p->n_tgt = split((char *)col[1], ' ', g->tgt, MAX_TOKENS);
+    const char *link[MAX_LINKS];
+    int n = split((char *)col[2], ' ', link, MAX_LINKS);
+    if (p->n_src < 1 || p->n_tgt < 1 || n < 1) return false;
+    for (int i = 0; i < n; i++) {
+        char end;
+        AlignLink *l = &g->links[i];
+        if (sscanf(link[i], "%d-%d%c", &l->src, &l->tgt, &end) != 2 || l->src < 0 || l->src >= p->n_src || l->tgt < 0 || l->tgt >= p->n_tgt)
+            return false;
+    }
+    p->src = g->src;
+    p->tgt = g->tgt;
+    p->has_align = true;
+    p->n_links = n;
+    p->links = g->links;
+    p->line = no;
+    return true;
+}
+
+// The first place of key (key_len bytes) in text, or NULL (memmem is not C11 or POSIX).
+static const char *find_bytes(const char *text, size_t len, const char *key, size_t key_len) {
+    for (const char *at = text, *end = text + len; (size_t)(end - at) >= key_len; at++) {
+        at = memchr(at, key[0], (size_t)(end - at) - key_len + 1);
+        if (!at) return NULL;
+        if (!memcmp(at, key, key_len)) return at;
+    }
+    return NULL;
+}
+
+// The line of text that starts with key (source, tab, target, tab), parsed into g; false when none.
+static bool find_line(GoldAlignment *g, const char *text, size_t len, const char *key) {
+    size_t key_len = strlen(key);
+    for (const char *at = text; at && (size_t)(at - text) + key_len <= len;) {
+        const char *hit = find_bytes(at, len - (size_t)(at - text), key, key_len);
+        if (!hit) return false;
+        if (hit == text || hit[-1] == '\n') {
+            const char *end = memchr(hit, '\n', len - (size_t)(hit - text));
+            int no = 1;
+            for (const char *c = text; (c = memchr(c, '\n', (size_t)(hit - c))) != NULL; c++) no++;
+            return parse_pair(g, hit, end ? (size_t)(end - hit) : len - (size_t)(hit - text), no);
+        }
+        at = hit + 1;
+    }
+    return false;
+}
+
+// The start of the pair's line as the corpus writes it: source, tab, target, tab. False when it does not fit.
+static bool line_key(const char *const *src, int n_src, const char *const *tgt, int n_tgt, char *key, size_t size) {
+    size_t n = 0;
+    for (int j = 0; j < n_src && n < size; j++) n += (size_t)snprintf(key + n, size - n, j ? " %s" : "%s", src[j]);
+    for (int j = 0; j < n_tgt && n < size; j++) n += (size_t)snprintf(key + n, size - n, j ? " %s" : "\t%s", tgt[j]);
+    if (n + 1 >= size || n_src < 1 || n_tgt < 1) return false;
+    key[n++] = '\t';
+    key[n] = '\0';
+    return true;
+}
+
+int gold_find(const char *model_path, const char *const *src, int n_src, const char *const *tgt, int n_tgt, GoldAlignment **out,
+              Error *err) {
+    char dir[1024], key[MAX_KEY];
+    *out = NULL;
+    if (!model_path || !corpus_dir(model_path, dir, sizeof dir) || !line_key(src, n_src, tgt, n_tgt, key, sizeof key)) return 0;
+    GoldAlignment *g = malloc(sizeof *g);
+    if (!g) return err_set(err, "gold alignment: out of memory");
+    // Each split is mapped for the search only, never kept: a corpus file
+    // rewritten in place while mapped would fault on the next access. A
+    // split that cannot be read just means no gold from it.
+    for (int k = 0; k < N_SPLITS && !*out; k++) {
+        char path[1100];
+        FioMap text;
+        Error ferr;
+        snprintf(path, sizeof path, "%s/%s", dir, split_names[k]);
+        if (fio_map(path, CORPUS_MAX_FILE_BYTES, &text, &ferr)) continue;
+        if (find_line(g, text.data, text.len, key)) {
+            g->file = split_names[k];
+            *out = g;
+        }
+        fio_unmap(&text);
+    }
+    if (!*out) free(g);
+    return 0;
+}
+
+void gold_free(GoldAlignment *g) { free(g); }
+
+const CorpusPair *gold_pair(const GoldAlignment *g) { return &g->pair; }
+
+const char *gold_file(const GoldAlignment *g) { return g->file; }
