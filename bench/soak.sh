@@ -7,7 +7,7 @@
 #
 #   bash bench/soak.sh [BUILD_DIR] [MINUTES] [SEED] [RSS_TABLE]     (default: build 30 1)
 #
-# RSS_TABLE, if given, keeps the samples ("seconds kB" a line).
+# RSS_TABLE, if given, keeps the samples ("seconds kB WIDTHxHEIGHT" a line).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -41,7 +41,9 @@ stopped=0
 while kill -0 "$pid" 2>/dev/null; do
     t=$((SECONDS - start))
     rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null)
-    [ -n "$rss" ] && echo "$t $rss" >>"$work/rss.txt"
+    # the window's size beside it: its framebuffer is most of what moves
+    size=$(DISPLAY="$display" xwininfo -root -tree 2>/dev/null | awk '/Transformer Tracer/ {print $(NF-1); exit}')
+    [ -n "$rss" ] && echo "$t $rss ${size%%+*}" >>"$work/rss.txt"
     if [ "$t" -ge $((minutes * 60)) ]; then
         kill -TERM "$pid"  # SDL turns it into a quit: the window closes as if by its close button
         stopped=1
@@ -68,13 +70,21 @@ fi
 [ -n "$failed" ] && { echo "soak: stderr:"; echo "$failed"; status=1; }
 python3 - "$work/rss.txt" <<'PY'
 import sys
-rows = [tuple(map(int, line.split())) for line in open(sys.argv[1]) if line.strip()]
+rows = [tuple(map(int, line.split()[:2])) for line in open(sys.argv[1]) if line.strip()]
 if len(rows) < 2:
     sys.exit("soak: too few memory samples")
 warm = next((r for r in rows if r[0] >= 10), rows[0])
 end, peak = rows[-1], max(r[1] for r in rows)
 print(f"soak: RSS {warm[1] / 1024:.1f} MB at {warm[0]} s, {end[1] / 1024:.1f} MB at {end[0]} s (the end), "
       f"peak {peak / 1024:.1f} MB")
+# the trend: a least-squares line through the samples after the warm-up, and the halves' medians
+after = [r for r in rows if r[0] >= warm[0]]
+mx, my = sum(r[0] for r in after) / len(after), sum(r[1] for r in after) / len(after)
+sxx = sum((r[0] - mx) ** 2 for r in after) or 1
+slope = sum((r[0] - mx) * (r[1] - my) for r in after) / sxx * 3600 / 1024
+half = sorted(r[1] for r in after[:len(after) // 2]), sorted(r[1] for r in after[len(after) // 2:])
+print(f"soak: trend {slope:+.1f} MB an hour; median {half[0][len(half[0]) // 2] / 1024:.1f} MB in the first half, "
+      f"{half[1][len(half[1]) // 2] / 1024:.1f} MB in the second")
 # one sample moves with what is on screen (a long sentence, a beam table): compare tenths of the run
 tenth = max(1, len(rows) // 10)
 for i in range(0, len(rows), tenth):
