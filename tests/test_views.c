@@ -1,0 +1,417 @@
+// The views and their golden images, the view data worked out once per
+// trace, and the PNG and CSV export.
+//
+// Golden images: tests/golden/NAME.png, one per kind of view, drawn at
+// 1280 × 800. A pixel differs when its squared RGB distance to the golden is
+// above ALLOWABLE_ERROR (as SDLTest_CompareSurfaces counts); a view fails when
+// more than MAX_DIFFERING of its pixels differ, and NAME.actual.png,
+// NAME.expected.png and NAME.diff.png (differing pixels in red) are written to
+// the build folder (build/tests). After a deliberate change to the drawing,
+// rewrite the goldens and look at every one before committing them:
+//
+//     TT_UPDATE_GOLDEN=1 meson test -C build views
+//
+// Tests of known, not yet fixed bugs are skipped with a note; TT_KNOWN_BUGS=1
+// runs them.
+
+#include "app_fixture.h"
+
+// ---- golden images -----------------------------------------------------------------
+
+struct Golden {
+    const char *name;       // tests/golden/NAME.png
+    const char *stage;
+    int head, dstep;
+    DecodeMode mode;
+    const char *keys;       // then pressed: ? help, t theme, z F2 (繁體中文), g the heads grid, v the line view, e the text box with an input method composing
+    float temperature;      // sampling (seed 1); 0 = 1
+    int top_k;
+};
+
+static const Golden goldens[] = {
+    {"src.tokens", "src.tokens", 0, 0, DECODE_GREEDY, "", 0.0f, 0},
+    {"src.embed", "src.embed", 0, 0, DECODE_GREEDY, "", 0.0f, 0},
+    {"src.pos_enc", "src.pos_enc", 0, 0, DECODE_GREEDY, "", 0.0f, 0},  // the sin/cos stripes
+    {"enc.L2.norm2", "enc.L2.norm2", 0, 0, DECODE_GREEDY, "", 0.0f, 0},   // a layer's output, with each token's norm
+    {"enc.L1.self_attn.scores", "enc.L1.self_attn.scores", 1, 0, DECODE_GREEDY, "", 0.0f, 0},
+    {"enc.L1.self_attn.weights", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "", 0.0f, 0},
+    // every head and their average; the column labels too wide for the cells read upwards
+    {"enc.L1.self_attn.weights.grid", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "g", 0.0f, 0},
+    {"enc.L1.self_attn.weights.dark", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "t", 0.0f, 0},
+    {"dec.look_ahead_mask", "dec.look_ahead_mask", 0, 5, DECODE_GREEDY, "", 0.0f, 0},
+    {"dec.L1.self_attn.masked_scores", "dec.L1.self_attn.masked_scores", 1, 5, DECODE_GREEDY, "", 0.0f, 0},
+    {"dec.L2.cross_attn.weights", "dec.L2.cross_attn.weights", 2, 5, DECODE_GREEDY, "", 0.0f, 0},
+    {"dec.L2.cross_attn.weights.lines", "dec.L2.cross_attn.weights", 1, 5, DECODE_GREEDY, "v", 0.0f, 0},  // with the gold dashed
+    {"dec.probs", "dec.probs", 0, 3, DECODE_GREEDY, "", 0.0f, 0},
+    {"dec.top_k", "dec.top_k", 0, 3, DECODE_GREEDY, "", 0.0f, 0},
+    {"dec.choice", "dec.choice", 0, 3, DECODE_GREEDY, "", 0.0f, 0},
+    // T = 2 draws the 31st most likely token at step 1: its bar, its rank and u on the shares
+    {"dec.sample", "dec.sample", 0, 1, DECODE_SAMPLE, "", 2.0f, 0},
+    {"dec.sample.top_k", "dec.sample", 0, 2, DECODE_SAMPLE, "", 1.0f, 3},  // the removed tokens counted, not drawn
+    {"dec.beam", "dec.beam", 0, 3, DECODE_BEAM, "", 0.0f, 0},
+    {"dec.beam.end", "dec.beam", 0, 7, DECODE_BEAM, "", 0.0f, 0},  // the last step: earlier steps left out, a finished hypothesis
+    {"dec.L1.self_attn.weights.zh-TW", "dec.L1.self_attn.weights", 1, 5, DECODE_GREEDY, "z", 0.0f, 0},
+    {"dec.loss", "dec.loss", 0, 1, DECODE_TEACHER, "", 0.0f, 0},
+    // m × |V|: each row named by the token it should produce, the columns by the vocabulary
+    {"dec.probs.teacher", "dec.probs", 0, 1, DECODE_TEACHER, "", 0.0f, 0},
+    {"help", "src.tokens", 0, 0, DECODE_GREEDY, "?", 0.0f, 0},
+    {"text_box", "src.tokens", 0, 0, DECODE_GREEDY, "e", 0.0f, 0},
+};
+enum { N_GOLDEN = sizeof goldens / sizeof *goldens };
+
+// The state cmocka passes in is the Golden; the test gets the Fixture.
+static int setup_golden(void **state) {
+    const Golden *gd = *state;
+    AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE,
+                    .decode = {.mode = gd->mode, .temperature = gd->temperature, .top_k = gd->top_k, .seed = 1}};
+    if (gd->mode == DECODE_TEACHER) {
+        o.decode.target = target.ids;
+        o.decode.target_len = target.n;
+    }
+    Fixture *f = fixture_new(&o);
+    f->golden = gd;
+    go_to(f->a, gd->stage, gd->head, gd->dstep);
+    for (const char *k = gd->keys; *k; k++) {
+        if (*k == '?') key(f->a, SDLK_SLASH, KMOD_LSHIFT);
+        else if (*k == 't') key(f->a, SDLK_t, KMOD_NONE);
+        else if (*k == 'z') key(f->a, SDLK_F2, KMOD_NONE);
+        else if (*k == 'g') key(f->a, SDLK_g, KMOD_NONE);
+        else if (*k == 'v') key(f->a, SDLK_v, KMOD_NONE);
+        else if (*k == 'e') {
+            key(f->a, SDLK_l, KMOD_LCTRL);
+            keys(f->a, SDLK_BACKSPACE, 5);  // "mat ."
+            type(f->a, "我的");
+            compose(f->a, "ㄇㄠ");
+        }
+    }
+    *state = f;
+    return 0;
+}
+
+static void test_golden(void **state) {
+    Fixture *f = *state;
+    char why[2048];
+    app_draw(f->a);
+    if (!golden_matches(gfx_surface(f->g), f->golden->name, why, sizeof why)) fail_msg("%s", why);
+}
+
+// The same view drawn on a canvas of 100 × 100, of one pixel and of 8K, and
+// hovered: nothing may crash or write out of bounds (the sanitizer build).
+static void test_golden_sizes(void **state) {
+    Fixture *f = *state;
+    static const int sizes[][2] = {{100, 100}, {1, 1}, {7680, 4320}};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        if (gfx_resize(f->g, sizes[i][0], sizes[i][1])) fail_msg("gfx_resize %d×%d failed", sizes[i][0], sizes[i][1]);
+        app_draw(f->a);
+        mouse(f->a, SDL_MOUSEMOTION, sizes[i][0] / 3, sizes[i][1] / 2);
+        app_draw(f->a);
+    }
+}
+
+// ---- export ------------------------------------------------------------------------
+
+static Trace *trace_of(const char *sentence) {
+    Tokens tok;
+    Error err;
+    if (voc_tokenize(model->src, sentence, &tok, &err)) fail_msg("%s", err.msg);
+    DecodeOptions opt = {0};
+    Trace *t = trace_run(model, tok.ids, tok.n, &opt, &err);
+    voc_tokens_deinit(&tok);
+    if (!t) fail_msg("trace_run: %s", err.msg);
+    return t;
+}
+
+static void expect_png(const char *path, int w, int h, Color corner) {
+    Image im;
+    char why[256];
+    if (!png_read(path, &im, why, sizeof why)) fail_msg("%s: %s", path, why);
+    int c[3];
+    image_pixel(&im, 0, 0, c);
+    int want[3] = {(int)(corner >> 16) & 255, (int)(corner >> 8) & 255, (int)corner & 255};
+    free(im.rgb);
+    if (im.w != w || im.h != h) fail_msg("%s: expected: %d×%d, got: %d×%d", path, w, h, im.w, im.h);
+    if (c[0] != want[0] || c[1] != want[1] || c[2] != want[2])
+        fail_msg("%s: corner pixel: expected: #%02X%02X%02X (the background), got: #%02X%02X%02X", path, want[0], want[1], want[2], c[0],
+                 c[1], c[2]);
+}
+
+static void test_render_step_png(void **state) {
+    Fixture *f = *state;
+    Trace *t = trace_of(SENTENCE);
+    int step = trace_find(t, "dec.L2.cross_attn.weights", 2, 5);
+    char path[256];
+    Error err;
+    snprintf(path, sizeof path, "%s/cross.png", f->tmp);
+    if (app_render_step_png(model, t, step, 600, 400, 2.0f, false, CMAP_VIRIDIS, font, path, &err)) fail_msg("%s", err.msg);
+    expect_png(path, 1200, 800, theme_get(false)->background);
+    // its pixels: the golden of the export at twice the density
+    Image im;
+    char why[256];
+    if (!png_read(path, &im, why, sizeof why)) fail_msg("%s: %s", path, why);
+    SDL_Surface *s = surface_of(&im);
+    free(im.rgb);
+    char message[2048];
+    bool same = golden_matches(s, "export.dec.L2.cross_attn.weights@2x", message, sizeof message);
+    SDL_FreeSurface(s);
+    snprintf(path, sizeof path, "%s/dark.png", f->tmp);
+    int rc = app_render_step_png(model, t, 0, 300, 200, 1.0f, true, CMAP_MAGMA, font, path, &err);
+    trace_free(t);
+    if (!same) fail_msg("%s", message);
+    if (rc) fail_msg("%s", err.msg);
+    expect_png(path, 300, 200, theme_get(true)->background);
+}
+
+static void test_render_step_png_unwritable(void **state) {
+    Fixture *f = *state;
+    Trace *t = trace_of(SENTENCE);
+    char file[256], path[512];
+    Error err;
+    snprintf(file, sizeof file, "%s/a-file", f->tmp);  // a file where a folder should be: fails even for root
+    FILE *fp = fopen(file, "w");
+    fclose(fp);
+    const char *bad[] = {"/nonexistent-folder-tt/x.png", path};
+    snprintf(path, sizeof path, "%s/x.png", file);
+    for (int i = 0; i < 2; i++) {
+        err.msg[0] = '\0';
+        expect_int("app_render_step_png into an unwritable folder", app_render_step_png(model, t, 0, 300, 200, 1.0f, false, CMAP_VIRIDIS,
+                                                                                       font, bad[i], &err), -1);
+        expect_contains("message names the file", err.msg, bad[i]);
+    }
+    trace_free(t);
+}
+
+static void test_export_view(void **state) {
+    Fixture *f = *state;
+    go_to(f->a, "enc.L1.self_attn.weights", 3, 0);
+    char out[512], want[512], csv[512];
+    Error err;
+    if (app_export_view(f->a, f->tmp, 1.0f, out, sizeof out, &err)) fail_msg("%s", err.msg);
+    snprintf(want, sizeof want, "%s/tracer-enc.L1.self_attn.weights-h3.png", f->tmp);
+    expect_str("exported file", out, want);
+    expect_png(out, 1200, 800, theme_get(false)->background);
+    snprintf(csv, sizeof csv, "%s/tracer-enc.L1.self_attn.weights-h3.csv", f->tmp);
+    FILE *fp = fopen(csv, "r");
+    if (!fp) fail_msg("%s: not written", csv);
+    int lines = 0, c;
+    while ((c = fgetc(fp)) != EOF) lines += c == '\n';
+    fclose(fp);
+    expect_int("CSV lines (a header and 7 rows)", lines, 8);
+    // saving again keeps the first: the second gets a name of its own, its CSV with it
+    if (app_export_view(f->a, f->tmp, 1.0f, out, sizeof out, &err)) fail_msg("%s", err.msg);
+    snprintf(want, sizeof want, "%s/tracer-enc.L1.self_attn.weights-h3-2.png", f->tmp);
+    expect_str("exported again", out, want);
+    snprintf(csv, sizeof csv, "%s/tracer-enc.L1.self_attn.weights-h3-2.csv", f->tmp);
+    if (access(csv, F_OK)) fail_msg("%s: not written", csv);
+    // a decoder step names its decoding step
+    go_to(f->a, "dec.L1.cross_attn.weights", 2, 4);
+    if (app_export_view(f->a, f->tmp, 0.5f, out, sizeof out, &err)) fail_msg("%s", err.msg);
+    expect_contains("exported file", out, "tracer-dec.L1.cross_attn.weights-h2-step4.png");
+    expect_png(out, 600, 400, theme_get(false)->background);
+    // a folder that cannot be written
+    char bad[512];
+    snprintf(bad, sizeof bad, "%s/no/such/folder", f->tmp);
+    expect_int("app_export_view into a missing folder", app_export_view(f->a, bad, 1.0f, out, sizeof out, &err), -1);
+    expect_contains("message names the folder", err.msg, bad);
+}
+
+// Ctrl+S saves into the working folder, and says so (or why not) in the status line.
+static void test_ctrl_s(void **state) {
+    Fixture *f = *state;
+    char cwd[512], gone[512];
+    if (!getcwd(cwd, sizeof cwd)) fail_msg("getcwd failed");
+    if (chdir(f->tmp)) fail_msg("cannot enter %s", f->tmp);
+    go_to(f->a, "dec.top_k", 0, 2);
+    app_draw(f->a);
+    key(f->a, SDLK_s, KMOD_LCTRL);
+    expect_contains("status", app_status(f->a), "Saved");
+    expect_contains("status", app_status(f->a), "tracer-dec.top_k-step2.png");
+    expect_png("tracer-dec.top_k-step2.png", 2400, 1600, theme_get(false)->background);
+    key(f->a, SDLK_s, KMOD_LCTRL | KMOD_LSHIFT);  // the window as it is
+    expect_contains("status", app_status(f->a), "tracer-window.png");
+    expect_png("tracer-window.png", W, H, theme_get(false)->background);
+    key(f->a, SDLK_F2, KMOD_NONE);  // the other language
+    key(f->a, SDLK_s, KMOD_LCTRL);
+    expect_contains("status", app_status(f->a), "已儲存");
+    key(f->a, SDLK_F2, KMOD_NONE);
+    // a working folder that has gone: the status says where it could not write
+    snprintf(gone, sizeof gone, "%s/gone", f->tmp);
+    mkdir(gone, 0700);
+    bool entered = chdir(gone) == 0 && rmdir(gone) == 0;
+    if (entered) {
+        key(f->a, SDLK_s, KMOD_LCTRL);
+        expect_contains("status", app_status(f->a), "tracer-dec.top_k-step2.png");
+        if (strstr(app_status(f->a), "Saved")) fail_msg("status: expected an error, got: \"%s\"", app_status(f->a));
+        app_draw(f->a);
+    }
+    if (chdir(cwd)) fail_msg("cannot go back to %s", cwd);
+    if (!entered) fail_msg("could not set up a removed working folder");
+}
+
+// ---- the view data: worked out once per trace, drawing only reads it ----------------
+
+// Pixels of rect r of the canvas that are not the colour bg.
+static int pixels_not(Gfx *g, SDL_Rect r, Color bg) {
+    SDL_Surface *s = gfx_surface(g);
+    int n = 0;
+    for (int y = r.y; y < r.y + r.h; y++)
+        for (int x = r.x; x < r.x + r.w; x++) n += (surface_pixel(s, x, y) & 0xFFFFFFu) != (bg & 0xFFFFFFu);
+    return n;
+}
+
+// The gold alignment is read from the corpus once, when the trace is new: the
+// window goes on showing it with the corpus gone, until the next trace.
+static void test_gold_once_per_trace(void **state) {
+    (void)state;
+    char dir[64] = "/tmp/tt-test-gold-XXXXXX", cmd[2048], model_path[128];
+    if (!mkdtemp(dir)) fail_msg("mkdtemp: cannot make %s", dir);
+    snprintf(model_path, sizeof model_path, "%s/models/en-zh.safetensors", dir);
+    // the model beside a corpus of one line: the sentence's, with its gold alignment
+    snprintf(cmd, sizeof cmd, "mkdir -p '%s/models' '%s/corpus/en-zh' && ln -s '%s' '%s' && grep -h '^%s\t' '%s' > '%s/corpus/en-zh/train.tsv'", dir,
+             dir, MODEL_PATH, model_path, SENTENCE, TT_TEST_DATA "/../../assets/corpus/en-zh/train.tsv", dir);
+    if (system(cmd) != 0) fail_msg("could not make the corpus: %s", cmd);
+    Error err;
+    Gfx *g = gfx_new(W, H, font, &err);
+    AppOptions o = {.model_path = model_path, .src = SENTENCE};
+    App *a = g ? app_new(&o, g, &err) : NULL;
+    if (!a) fail_msg("%s", err.msg);
+    go_to(a, "dec.L2.cross_attn.weights", 1, 5);
+    app_draw(a);
+    if (!app_button(a, SDLK_a).w) fail_msg("expected: the gold switch on cross-attention");
+    snprintf(cmd, sizeof cmd, "%s/corpus/en-zh/train.tsv", dir);
+    if (remove(cmd)) fail_msg("could not remove %s", cmd);
+    for (int i = 0; i < 3; i++) {  // other steps and back, the grid and the lines: nothing is read again
+        go_to(a, "src.tokens", 0, 0);
+        app_draw(a);
+        go_to(a, "dec.L2.cross_attn.weights", 1, 5);
+        key(a, i == 1 ? SDLK_g : SDLK_v, KMOD_NONE);
+        app_draw(a);
+        if (!app_button(a, SDLK_a).w) fail_msg("expected: the gold switch after the corpus is gone (drawing %d)", i);
+    }
+    if (app_set_sentence(a, SENTENCE)) fail_msg("app_set_sentence failed");  // a new trace: the corpus is looked at again
+    go_to(a, "dec.L2.cross_attn.weights", 1, 5);
+    app_draw(a);
+    expect_int("the gold switch of a new trace without the corpus", app_button(a, SDLK_a).w, 0);
+    app_free(a);
+    gfx_free(g);
+    remove_tree(dir);
+}
+
+// The heads' average is made with the view data, once for the group of
+// heads: every head's step shares it, and its values are the heads' mean.
+// One export's data holds only what its step shows.
+static void test_view_data_average(void **state) {
+    (void)state;
+    Trace *t = trace_of(SENTENCE);
+    Error err;
+    ViewData *d = view_data_new(model, t, -1, &err);
+    if (!d) fail_msg("view_data_new: %s", err.msg);
+    int nh = model->cfg.nhead, first = trace_find(t, "enc.L1.self_attn.weights", 1, 0);
+    const Step *avg = view_data_average(d, first);
+    if (!avg) fail_msg("expected: the average of enc.L1.self_attn.weights");
+    expect_int("the average's head", avg->head, 0);
+    double maxdiff = 0.0;
+    for (int h = 1; h <= nh; h++) {
+        int i = trace_find(t, "enc.L1.self_attn.weights", h, 0);
+        if (view_data_average(d, i) != avg) fail_msg("head %d: expected: the same average as head 1", h);
+    }
+    for (int k = 0; k < avg->rows * avg->cols; k++) {
+        double sum = 0.0;
+        for (int h = 1; h <= nh; h++) sum += trace_step(t, trace_find(t, "enc.L1.self_attn.weights", h, 0))->data[k];
+        maxdiff = fmax(maxdiff, fabs(sum / nh - avg->data[k]));
+    }
+    if (maxdiff > 1e-6) fail_msg("average of the heads: maxdiff %g", maxdiff);
+    expect_int("no average of a step that is not a head's weights", view_data_average(d, 0) != NULL, 0);
+    const char *file = NULL;
+    const CorpusPair *gold = view_data_gold(d, &file);
+    if (!gold || !file) fail_msg("expected: the gold alignment of \"%s\"", SENTENCE);
+    expect_int("the same gold when asked again", view_data_gold(d, NULL) == gold, 1);
+    view_data_free(d);
+    // the token strip's export: no corpus search, no averages
+    d = view_data_new(model, t, 0, &err);
+    if (!d) fail_msg("view_data_new: %s", err.msg);
+    expect_int("gold for the token strip", view_data_gold(d, NULL) != NULL, 0);
+    expect_int("averages for the token strip", view_data_average(d, first) != NULL, 0);
+    view_data_free(d);
+    // the cross-attention's export: its gold, and no average of other steps
+    d = view_data_new(model, t, trace_find(t, "dec.L2.cross_attn.weights", 1, 5), &err);
+    if (!d) fail_msg("view_data_new: %s", err.msg);
+    expect_int("gold for cross-attention", view_data_gold(d, NULL) != NULL, 1);
+    expect_int("an average of another step", view_data_average(d, first) != NULL, 0);
+    view_data_free(d);
+    trace_free(t);
+}
+
+// Without its data (memory ran out) the heads grid says so, in the view's
+// language, instead of drawing nothing; no cell is under the mouse.
+static void test_view_without_data_says_so(void **state) {
+    (void)state;
+    Trace *t = trace_of(SENTENCE);
+    Error err;
+    Gfx *g = gfx_new(W, H, font, &err);
+    if (!g) fail_msg("gfx_new: %s", err.msg);
+    const Theme *th = theme_get(false);
+    SDL_Rect area = {0, 0, W, H};
+    ViewState vs = {.model = model, .trace = t, .step = trace_find(t, "enc.L1.self_attn.weights", 1, 0), .theme = th,
+                    .hover_row = -1, .hover_col = -1, .font_px = 18, .opt = {.heads_grid = true}, .lang = LANG_EN};
+    int drawn[2];
+    for (int lang = 0; lang < 2; lang++) {
+        vs.lang = lang ? LANG_ZH_TW : LANG_EN;
+        gfx_clear(g, th->background);
+        view_draw(g, area, &vs);
+        drawn[lang] = pixels_not(g, area, th->background);
+        int lh = gfx_line_height(g, 18);
+        expect_int("pixels drawn below the message's line", pixels_not(g, (SDL_Rect){0, lh, W, H - lh}, th->background), 0);
+        int r, c;
+        expect_int("a cell under the mouse", view_hit(g, area, &vs, W / 2, H / 2, &r, &c), 0);
+    }
+    if (drawn[0] < 50 || drawn[1] < 50) fail_msg("expected: a message, got: %d and %d pixels drawn", drawn[0], drawn[1]);
+    if (drawn[0] == drawn[1]) fail_msg("expected: the message in each language, got: the same %d pixels", drawn[0]);
+    // with its data, the grid
+    ViewData *d = view_data_new(model, t, vs.step, &err);
+    if (!d) fail_msg("view_data_new: %s", err.msg);
+    vs.data = d;
+    gfx_clear(g, th->background);
+    view_draw(g, area, &vs);
+    int lh = gfx_line_height(g, 18);
+    if (pixels_not(g, (SDL_Rect){0, lh, W, H - lh}, th->background) < 1000) fail_msg("expected: the heads grid with its data");
+    view_data_free(d);
+    gfx_free(g);
+    trace_free(t);
+}
+
+// Each stage's kind as an enum says what its string says: the views choose by it.
+static void test_stage_kinds(void **state) {
+    (void)state;
+    static const char *const kinds[] = {[STAGE_KIND_TOKENS] = "tokens", [STAGE_KIND_MATRIX] = "matrix", [STAGE_KIND_ATTENTION] = "attention",
+                                        [STAGE_KIND_SCORES] = "scores", [STAGE_KIND_MASK] = "mask",     [STAGE_KIND_PROBS] = "probs",
+                                        [STAGE_KIND_TOP_K] = "top_k",   [STAGE_KIND_BEAM] = "beam",     [STAGE_KIND_CHOICE] = "choice",
+                                        [STAGE_KIND_LOSS] = "loss"};
+    for (int i = 0; i < stage_count(); i++) {
+        const StageInfo *s = stage_at(i);
+        if (strcmp(kinds[s->kind_id], s->kind)) fail_msg("%s: expected: kind %s, got: %s", s->name, s->kind, kinds[s->kind_id]);
+    }
+}
+
+int main(void) {
+    const struct CMUnitTest behaviour[] = {
+        cmocka_unit_test_setup_teardown(test_render_step_png, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_render_step_png_unwritable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_export_view, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ctrl_s, setup, teardown),
+        cmocka_unit_test(test_gold_once_per_trace),
+        cmocka_unit_test(test_view_data_average),
+        cmocka_unit_test(test_view_without_data_says_so),
+        cmocka_unit_test(test_stage_kinds),
+    };
+    enum { N_BEHAVIOUR = sizeof behaviour / sizeof *behaviour };
+    // the goldens: one test each, named after its file, and each view at extreme sizes
+    struct CMUnitTest tests[N_BEHAVIOUR + 2 * N_GOLDEN];
+    static char sized[N_GOLDEN][96];
+    for (int i = 0; i < N_GOLDEN; i++) {
+        tests[i] = (struct CMUnitTest){goldens[i].name, test_golden, setup_golden, teardown, (void *)&goldens[i]};
+        snprintf(sized[i], sizeof sized[i], "%s at 100x100, 1x1 and 7680x4320", goldens[i].name);
+        tests[N_GOLDEN + i] = (struct CMUnitTest){sized[i], test_golden_sizes, setup_golden, teardown, (void *)&goldens[i]};
+    }
+    for (int i = 0; i < N_BEHAVIOUR; i++) tests[2 * N_GOLDEN + i] = behaviour[i];
+    return fixture_main(tests, sizeof tests / sizeof *tests);
+}
