@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -292,7 +293,17 @@ int fio_atomic_open(AtomicFile *af, const char *path, Error *err) {
     memcpy(af->tmp_path + dir_len + 1, base, base_len);
     memcpy(af->tmp_path + dir_len + 1 + base_len, suffix, sizeof suffix);
 
+    // the file is made and registered with the signals it is removed on held
+    // back, so that none lands between the two and leaves it behind
+    sigset_t held, before;
+    sigemptyset(&held);
+    sigaddset(&held, SIGINT);
+    sigaddset(&held, SIGTERM);
+    sigaddset(&held, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &held, &before);
     int fd = mkstemp(af->tmp_path);
+    if (fd >= 0) temp_register(af->tmp_path);
+    pthread_sigmask(SIG_SETMASK, &before, NULL);
     if (fd < 0) {
         err_set(err, "%s: cannot create a temporary file beside it: %s", path, strerror(errno));
         free(af->tmp_path);  // not registered: nothing was made
@@ -300,7 +311,6 @@ int fio_atomic_open(AtomicFile *af, const char *path, Error *err) {
         atomic_clear(af);
         return -1;
     }
-    temp_register(af->tmp_path);
     // mkstemp makes the file 0600; keep the target's mode, or the usual 0644
     // for a new file. Failing here is not fatal: the data is what matters.
     mode_t mode = target_exists ? (st.st_mode & 07777) : 0644;
