@@ -384,6 +384,27 @@ static int grow_items(Json *j, size_t *cap, bool with_keys) {
     return 0;
 }
 
+// After an array item or object member: 1 at the closing bracket (taken),
+// 0 after a comma with more to come, -1 on an error (reported).
+static int after_item(Parser *p, char close, const char *expected, const char *trailing) {
+    skip_ws(p);
+    if (p->pos < p->len && p->text[p->pos] == close) {
+        p->pos++;
+        return 1;
+    }
+    if (p->pos >= p->len || p->text[p->pos] != ',') {
+        fail_unexpected(p, expected);
+        return -1;
+    }
+    size_t comma = p->pos++;
+    skip_ws(p);
+    if (p->pos < p->len && p->text[p->pos] == close) {
+        fail_at(p, comma, "%s", trailing);
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_array(Parser *p, Json *out, int depth) {
     out->type = JSON_ARRAY;
     size_t cap = 0;
@@ -401,22 +422,9 @@ static int parse_array(Parser *p, Json *out, int depth) {
         Json item;
         if (parse_value(p, &item, depth) != 0) goto fail;
         out->items[out->count++] = item;
-        skip_ws(p);
-        if (p->pos < p->len && p->text[p->pos] == ']') {
-            p->pos++;
-            return 0;
-        }
-        if (p->pos >= p->len || p->text[p->pos] != ',') {
-            fail_unexpected(p, "',' or ']' after an array item");
-            goto fail;
-        }
-        size_t comma = p->pos;
-        p->pos++;
-        skip_ws(p);
-        if (p->pos < p->len && p->text[p->pos] == ']') {
-            fail_at(p, comma, "trailing comma before ']'");
-            goto fail;
-        }
+        int end = after_item(p, ']', "',' or ']' after an array item", "trailing comma before ']'");
+        if (end > 0) return 0;
+        if (end < 0) goto fail;
     }
 fail:
     free_contents(out);
@@ -458,22 +466,9 @@ static int parse_object(Parser *p, Json *out, int depth) {
         }
         out->keys[out->count] = key;
         out->items[out->count++] = item;
-        skip_ws(p);
-        if (p->pos < p->len && p->text[p->pos] == '}') {
-            p->pos++;
-            return 0;
-        }
-        if (p->pos >= p->len || p->text[p->pos] != ',') {
-            fail_unexpected(p, "',' or '}' after an object member");
-            goto fail;
-        }
-        size_t comma = p->pos;
-        p->pos++;
-        skip_ws(p);
-        if (p->pos < p->len && p->text[p->pos] == '}') {
-            fail_at(p, comma, "trailing comma before '}'");
-            goto fail;
-        }
+        int end = after_item(p, '}', "',' or '}' after an object member", "trailing comma before '}'");
+        if (end > 0) return 0;
+        if (end < 0) goto fail;
     }
 fail:
     free_contents(out);
