@@ -116,20 +116,20 @@ int gold_find(const char *model_path, const char *const *src, int n_src, const c
     if (!model_path || !corpus_dir(model_path, dir, sizeof dir) || !line_key(src, n_src, tgt, n_tgt, key, sizeof key)) return 0;
     GoldAlignment *g = malloc(sizeof *g);
     if (!g) return err_set(err, "gold alignment: out of memory");
-    // Each split is mapped for the search only, never kept: a corpus file
-    // rewritten in place while mapped would fault on the next access. A
-    // split that cannot be read just means no gold from it.
+    // Each split is read, not mapped: a corpus file cut short while mapped
+    // (rewritten in place, a copy in progress) would raise SIGBUS. A split
+    // that cannot be read just means no gold from it.
     for (int k = 0; k < N_SPLITS && !*out; k++) {
-        char path[1100];
-        FioMap text;
+        char path[1100], *text;
+        size_t len;
         Error ferr;
         snprintf(path, sizeof path, "%s/%s", dir, split_names[k]);
-        if (fio_map(path, CORPUS_MAX_FILE_BYTES, &text, &ferr)) continue;
-        if (find_line(g, text.data, text.len, key)) {
+        if (fio_read_all(path, CORPUS_MAX_FILE_BYTES, &text, &len, &ferr)) continue;
+        if (find_line(g, text, len, key)) {
             g->file = split_names[k];
             *out = g;
         }
-        fio_unmap(&text);
+        free(text);
     }
     if (!*out) free(g);
     return 0;
