@@ -2,18 +2,15 @@
 // English realiser writes its words and notes where each part landed (Spans);
 // the Chinese and French realisers then write theirs, linking every target
 // word to the spans of the English words it translates. The grammar and its
-// conventions are described in docs/CORPUS.md.
+// conventions are described in docs/CORPUS.md; toygen_corpus.c assembles the
+// corpus files from the sentences drawn here.
 #include "toygen.h"
 
 #include <assert.h>
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "fileio.h"
-#include "rng.h"
+#include "toygen_private.h"
 
 // ---- The lexicon ----------------------------------------------------------
 
@@ -39,12 +36,6 @@ static const Prep preps[PR_COUNT] = {
 };
 
 #define PB(p) (1u << (p))
-
-enum {
-    N_CAT, N_DOG, N_MOUSE, N_HORSE, N_GIRL, N_BOY, N_TEACHER, N_APPLE, N_CAKE, N_BANANA,
-    N_BOOK, N_LETTER, N_BALL, N_BOX, N_CAR, N_MAT, N_TABLE, N_CHAIR, N_BED, N_HOUSE,
-    N_NLP, N_NLP_FULL, N_COUNT
-};
 
 typedef struct {
     const char *en, *en_pl;
@@ -85,8 +76,6 @@ static const Noun nouns[N_COUNT] = {
     {"natural language processing", NULL, NULL, NULL, NULL, NULL, false, C_FIELD, 0},
 };
 
-enum { A_BIG, A_SMALL, A_RED, A_BLACK, A_WHITE, A_COUNT };
-
 typedef struct {
     const char *en, *zh;
     const char *fr[4];      // masculine, feminine, masculine plural, feminine plural
@@ -120,13 +109,6 @@ static const Pronoun pronouns[PN_COUNT] = {
     {"we", "我們", "nous", P1P, false},
     {"they", "他們", "ils", P3P, false},
 };
-
-enum {
-    V_LOVE, V_SEE, V_EAT, V_READ, V_HAVE, V_CHASE, V_BUY, V_LEARN,  // transitive
-    V_SIT, V_SLEEP, V_PLAY, V_BE,                                    // intransitive
-    V_COUNT
-};
-#define V_FIRST_INTRANS V_SIT
 
 typedef struct {
     const char *en, *en3;       // base form, third person singular
@@ -172,50 +154,7 @@ static const char *const fr_numbers[] = {"deux", "trois", "quatre", "cinq"};
 static const char *const fr_aller[4] = {"vais", "va", "allons", "vont"};
 static const char *const fr_assis[4] = {"assis", "assise", "assis", "assises"};
 
-// ---- Sentences as trees ---------------------------------------------------
-
-typedef enum { DET_NONE, DET_THE, DET_A, DET_MY, DET_NUM, DET_LOT } Det;
-
-typedef struct {
-    int noun;
-    Det det;
-    int num;        // DET_NUM: index into the number words (0 = two)
-    bool plural;
-    int adj;        // -1 = none
-} SimpleNP;
-
-// A noun phrase, optionally with a location: "the cat on the mat".
-typedef struct {
-    SimpleNP head;
-    int prep;       // -1 = none
-    SimpleNP loc;
-} NP;
-
-typedef enum { K_TRANS, K_FUTURE, K_NEG, K_INTRANS, K_NP } Kind;
-
-typedef struct {
-    Kind kind;
-    int pron;           // subject pronoun, or -1 for the noun phrase subj
-    NP subj;            // K_NP: the whole sentence
-    int verb;
-    SimpleNP obj;       // K_TRANS, K_FUTURE, K_NEG
-    int loc_prep;       // location adverbial ("in the house"), -1 = none
-    SimpleNP loc;
-    bool period;
-} Clause;
-
 // ---- Realisation: tokens and links ----------------------------------------
-
-#define MAX_TOK 48
-
-typedef struct {
-    const char *src[MAX_TOK];
-    int n_src;
-    const char *tgt[MAX_TOK];
-    uint64_t links[MAX_TOK];    // per target token: bit i = linked to source token i
-    int n_tgt;
-    bool overflow;
-} Pair;
 
 typedef struct {
     int at, n;
@@ -524,9 +463,7 @@ static void fr_clause(Pair *p, const Clause *c, const ClauseSpans *s) {
     if (c->period) tgt_push(p, ".", mask_of(s->period));
 }
 
-typedef enum { LANG_ZH, LANG_FR } Lang;
-
-static void realize(const Clause *c, Lang lang, Pair *p) {
+void tg_realize(const Clause *c, Lang lang, Pair *p) {
     memset(p, 0, sizeof *p);
     ClauseSpans s;
     en_clause(p, c, &s);
@@ -538,12 +475,8 @@ static void realize(const Clause *c, Lang lang, Pair *p) {
 
 // ---- Sampling -------------------------------------------------------------
 
-static int pick(Rng *r, int n) {
-    return (int)(rng_u32(r) % (uint32_t)n);
-}
-
 static bool chance(Rng *r, int percent) {
-    return pick(r, 100) < percent;
+    return tg_pick(r, 100) < percent;
 }
 
 // A uniformly chosen noun of one of the classes in cls (and taking the
@@ -553,14 +486,14 @@ static int pick_noun(Rng *r, unsigned cls, int prep) {
     for (int i = 0; i < N_COUNT; i++)
         if ((nouns[i].cls & cls) && (prep < 0 || (nouns[i].preps & PB(prep)))) candidates[n++] = i;
     assert(n > 0);
-    return candidates[pick(r, n)];
+    return candidates[tg_pick(r, n)];
 }
 
 static int pick_adj(Rng *r, int noun) {
     int candidates[A_COUNT], n = 0;
     for (int i = 0; i < A_COUNT; i++)
         if (adjs[i].cls & nouns[noun].cls) candidates[n++] = i;
-    return n ? candidates[pick(r, n)] : -1;
+    return n ? candidates[tg_pick(r, n)] : -1;
 }
 
 // Determiner, number and adjective for a chosen noun.
@@ -572,7 +505,7 @@ static void dress_np(Rng *r, SimpleNP *np, bool definite_only) {
         np->det = DET_NONE;
         return;
     }
-    int roll = pick(r, 100);
+    int roll = tg_pick(r, 100);
     if (definite_only)
         np->det = roll < 70 ? DET_THE : DET_MY;
     else
@@ -580,7 +513,7 @@ static void dress_np(Rng *r, SimpleNP *np, bool definite_only) {
     switch (np->det) {
     case DET_THE:
     case DET_MY: np->plural = chance(r, 30); break;
-    case DET_NUM: np->plural = true; np->num = pick(r, 4); break;
+    case DET_NUM: np->plural = true; np->num = tg_pick(r, 4); break;
     case DET_LOT: np->plural = true; break;
     default: break;
     }
@@ -594,11 +527,11 @@ static void sample_np(Rng *r, SimpleNP *np, unsigned cls, bool definite_only) {
 
 // A location: "on the mat", "in front of a big house".
 static void sample_location(Rng *r, int *prep, SimpleNP *loc) {
-    *prep = pick(r, PR_COUNT);
+    *prep = tg_pick(r, PR_COUNT);
     loc->noun = pick_noun(r, C_PLACE, *prep);
     loc->plural = false;
     loc->num = 0;
-    int roll = pick(r, 100);
+    int roll = tg_pick(r, 100);
     loc->det = roll < 75 ? DET_THE : roll < 90 ? DET_A : DET_MY;
     loc->adj = chance(r, 15) ? pick_adj(r, loc->noun) : -1;
 }
@@ -616,7 +549,7 @@ static void sample_subject(Rng *r, Clause *c, bool may_locate) {
     const Verb *v = &verbs[c->verb];
     c->subj.prep = -1;
     if ((v->subj & C_PERSON) && chance(r, 35)) {
-        c->pron = pick(r, PN_COUNT);
+        c->pron = tg_pick(r, PN_COUNT);
         return;
     }
     c->pron = -1;
@@ -627,12 +560,12 @@ static void sample_subject(Rng *r, Clause *c, bool may_locate) {
     sample_np(r, &c->subj.head, v->subj, false);
 }
 
-static void sample_clause(Rng *r, Clause *c) {
+void tg_sample_clause(Rng *r, Clause *c) {
     memset(c, 0, sizeof *c);
     c->pron = -1;
     c->loc_prep = -1;
     c->subj.prep = -1;
-    int roll = pick(r, 100);
+    int roll = tg_pick(r, 100);
     c->kind = roll < 36 ? K_TRANS : roll < 48 ? K_FUTURE : roll < 58 ? K_NEG : roll < 84 ? K_INTRANS : K_NP;
     c->period = chance(r, 50);
     if (c->kind == K_NP) {
@@ -644,106 +577,18 @@ static void sample_clause(Rng *r, Clause *c) {
         return;
     }
     if (c->kind == K_INTRANS) {
-        c->verb = V_FIRST_INTRANS + pick(r, V_COUNT - V_FIRST_INTRANS);
+        c->verb = V_FIRST_INTRANS + tg_pick(r, V_COUNT - V_FIRST_INTRANS);
         bool located = c->verb != V_SLEEP || chance(r, 60);
         sample_subject(r, c, !located);
         if (located) sample_location(r, &c->loc_prep, &c->loc);
         return;
     }
-    do c->verb = pick(r, V_FIRST_INTRANS);
+    do c->verb = tg_pick(r, V_FIRST_INTRANS);
     while ((c->kind == K_FUTURE && !verbs[c->verb].future) || (c->kind == K_NEG && !verbs[c->verb].negatable));
     bool located = c->kind == K_TRANS && verbs[c->verb].located && chance(r, 20);
     sample_subject(r, c, c->kind == K_TRANS && !located);
     sample_np(r, &c->obj, verbs[c->verb].obj, c->kind == K_NEG);
     if (located) sample_location(r, &c->loc_prep, &c->loc);
-}
-
-// ---- Held-out combinations ------------------------------------------------
-
-// Lemmas as one number: nouns, then adjectives, then verbs.
-#define LN(i) (i)
-#define LA(i) (100 + (i))
-#define LV(i) (200 + (i))
-
-// Pairs of words that never occur in the same train or valid sentence. The
-// test split holds sentences where such a pair is in a direct relation:
-// adjective + noun, verb + object, or subject + verb.
-static const int held_out[][2] = {
-    {LA(A_WHITE), LN(N_HORSE)}, {LA(A_BLACK), LN(N_DOG)}, {LA(A_RED), LN(N_BALL)},
-    {LA(A_BIG), LN(N_CAT)}, {LA(A_SMALL), LN(N_CAR)},
-    {LV(V_CHASE), LN(N_MOUSE)}, {LV(V_EAT), LN(N_BANANA)}, {LV(V_READ), LN(N_LETTER)},
-    {LV(V_BUY), LN(N_HOUSE)},
-    {LN(N_HORSE), LV(V_SLEEP)}, {LN(N_TEACHER), LV(V_PLAY)}, {LN(N_DOG), LV(V_SIT)},
-};
-#define N_HELD_OUT ((int)(sizeof held_out / sizeof held_out[0]))
-
-typedef struct {
-    int lemmas[16], n_lemmas;
-    int rel[8][2], n_rel;   // related lemma pairs
-} Lemmas;
-
-static void add_np_lemmas(Lemmas *l, const SimpleNP *np) {
-    l->lemmas[l->n_lemmas++] = LN(np->noun);
-    if (np->adj >= 0) {
-        l->lemmas[l->n_lemmas++] = LA(np->adj);
-        l->rel[l->n_rel][0] = LA(np->adj);
-        l->rel[l->n_rel++][1] = LN(np->noun);
-    }
-}
-
-static void clause_lemmas(const Clause *c, Lemmas *l) {
-    memset(l, 0, sizeof *l);
-    if (c->kind == K_NP || c->pron < 0) {
-        add_np_lemmas(l, &c->subj.head);
-        if (c->subj.prep >= 0) add_np_lemmas(l, &c->subj.loc);
-    }
-    if (c->kind == K_NP) return;
-    l->lemmas[l->n_lemmas++] = LV(c->verb);
-    if (c->pron < 0) {
-        l->rel[l->n_rel][0] = LN(c->subj.head.noun);
-        l->rel[l->n_rel++][1] = LV(c->verb);
-    }
-    if (c->kind != K_INTRANS) {
-        add_np_lemmas(l, &c->obj);
-        l->rel[l->n_rel][0] = LV(c->verb);
-        l->rel[l->n_rel++][1] = LN(c->obj.noun);
-    }
-    if (c->loc_prep >= 0) add_np_lemmas(l, &c->loc);
-}
-
-static bool has_lemma(const Lemmas *l, int lemma) {
-    for (int i = 0; i < l->n_lemmas; i++)
-        if (l->lemmas[i] == lemma) return true;
-    return false;
-}
-
-// "the cat chases the cat", "the box on the box": one noun twice reads badly.
-static bool repeats_noun(const Clause *c) {
-    Lemmas l;
-    clause_lemmas(c, &l);
-    for (int i = 0; i < l.n_lemmas; i++)
-        for (int j = i + 1; j < l.n_lemmas; j++)
-            if (l.lemmas[i] == l.lemmas[j] && l.lemmas[i] < LA(0)) return true;
-    return false;
-}
-
-#define HOLD_NONE (-1)
-#define HOLD_LOOSE (-2)
-
-// Whether a sentence holds a held-out pair: in a direct relation (returns the
-// pair's index: a test sentence), only side by side (HOLD_LOOSE: used
-// nowhere), or not at all (HOLD_NONE: train or valid).
-static int holding(const Clause *c) {
-    Lemmas l;
-    clause_lemmas(c, &l);
-    int h = HOLD_NONE;
-    for (int k = 0; k < N_HELD_OUT; k++) {
-        if (!has_lemma(&l, held_out[k][0]) || !has_lemma(&l, held_out[k][1])) continue;
-        for (int i = 0; i < l.n_rel; i++)
-            if (l.rel[i][0] == held_out[k][0] && l.rel[i][1] == held_out[k][1]) return k;
-        h = HOLD_LOOSE;
-    }
-    return h;
 }
 
 // ---- The course's examples ------------------------------------------------
@@ -772,7 +617,7 @@ static SimpleNP snp(int noun, Det det, bool plural, int adj) {
     return (SimpleNP){noun, det, 0, plural, adj};
 }
 
-static void example_clause(int i, Clause *c) {
+void tg_example_clause(int i, Clause *c) {
     memset(c, 0, sizeof *c);
     c->pron = -1;
     c->loc_prep = -1;
@@ -851,7 +696,7 @@ static void example_clause(int i, Clause *c) {
     }
 }
 
-static int pair_lang(const char *pair) {
+int tg_pair_lang(const char *pair) {
     if (!pair) return -1;
     if (strcmp(pair, "en-zh") == 0) return LANG_ZH;
     if (strcmp(pair, "en-fr") == 0) return LANG_FR;
@@ -859,7 +704,7 @@ static int pair_lang(const char *pair) {
 }
 
 bool tg_pair_known(const char *pair) {
-    return pair_lang(pair) >= 0;
+    return tg_pair_lang(pair) >= 0;
 }
 
 const char *tg_pair_names(void) {
@@ -868,7 +713,7 @@ const char *tg_pair_names(void) {
 
 // ---- Text -----------------------------------------------------------------
 
-static void join(char *out, size_t size, const char *const *words, int n) {
+void tg_join(char *out, size_t size, const char *const *words, int n) {
     size_t used = 0;
     out[0] = '\0';
     for (int i = 0; i < n; i++) {
@@ -879,7 +724,7 @@ static void join(char *out, size_t size, const char *const *words, int n) {
 }
 
 // Pharaoh format, ordered by source index, then target index.
-static void format_links(char *out, size_t size, const Pair *p) {
+void tg_format_links(char *out, size_t size, const Pair *p) {
     size_t used = 0;
     out[0] = '\0';
     for (int i = 0; i < p->n_src; i++)
@@ -896,329 +741,15 @@ int tg_example_count(const char *pair) {
 }
 
 int tg_example(const char *pair, int i, TgExample *out) {
-    int lang = pair_lang(pair);
+    int lang = tg_pair_lang(pair);
     if (lang < 0 || i < 0 || i >= N_EXAMPLES) return -1;
     Clause c;
     Pair p;
-    example_clause(i, &c);
-    realize(&c, (Lang)lang, &p);
-    join(out->source, sizeof out->source, p.src, p.n_src);
-    join(out->target, sizeof out->target, p.tgt, p.n_tgt);
-    format_links(out->alignment, sizeof out->alignment, &p);
+    tg_example_clause(i, &c);
+    tg_realize(&c, (Lang)lang, &p);
+    tg_join(out->source, sizeof out->source, p.src, p.n_src);
+    tg_join(out->target, sizeof out->target, p.tgt, p.n_tgt);
+    tg_format_links(out->alignment, sizeof out->alignment, &p);
     out->shows = lang == LANG_ZH ? example_notes[i].zh : example_notes[i].fr;
     return 0;
-}
-
-// ---- A set of strings (open addressing) ------------------------------------
-
-typedef struct {
-    char **slots;
-    size_t cap, count;
-} StrSet;
-
-static uint64_t hash_str(const char *s) {
-    uint64_t h = 1469598103934665603ull;  // FNV-1a
-    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211ull;
-    return h;
-}
-
-static void set_deinit(StrSet *s) {
-    for (size_t i = 0; i < s->cap; i++) free(s->slots[i]);
-    free(s->slots);
-    memset(s, 0, sizeof *s);
-}
-
-static bool set_has(const StrSet *s, const char *key) {
-    if (!s->cap) return false;
-    for (size_t i = hash_str(key) & (s->cap - 1);; i = (i + 1) & (s->cap - 1)) {
-        if (!s->slots[i]) return false;
-        if (strcmp(s->slots[i], key) == 0) return true;
-    }
-}
-
-// Adds a copy of key. Returns 1 if added, 0 if it was there, -1 on OOM.
-static int set_add(StrSet *s, const char *key) {
-    if (set_has(s, key)) return 0;
-    if (2 * (s->count + 1) > s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : 1024;
-        char **slots = calloc(cap, sizeof *slots);
-        if (!slots) return -1;
-        for (size_t i = 0; i < s->cap; i++) {
-            if (!s->slots[i]) continue;
-            size_t j = hash_str(s->slots[i]) & (cap - 1);
-            while (slots[j]) j = (j + 1) & (cap - 1);
-            slots[j] = s->slots[i];
-        }
-        free(s->slots);
-        s->slots = slots;
-        s->cap = cap;
-    }
-    char *copy = strdup(key);
-    if (!copy) return -1;
-    size_t i = hash_str(key) & (s->cap - 1);
-    while (s->slots[i]) i = (i + 1) & (s->cap - 1);
-    s->slots[i] = copy;
-    s->count++;
-    return 1;
-}
-
-// ---- Generation -----------------------------------------------------------
-
-typedef struct {
-    char **lines;   // "source\ttarget\talignment"
-    int n, cap;
-} Split;
-
-static int split_add(Split *s, const char *line) {
-    if (s->n == s->cap) {
-        int cap = s->cap ? s->cap * 2 : 1024;
-        char **lines = realloc(s->lines, (size_t)cap * sizeof *lines);
-        if (!lines) return -1;
-        s->lines = lines;
-        s->cap = cap;
-    }
-    if (!(s->lines[s->n] = strdup(line))) return -1;
-    s->n++;
-    return 0;
-}
-
-static void split_deinit(Split *s) {
-    for (int i = 0; i < s->n; i++) free(s->lines[i]);
-    free(s->lines);
-    memset(s, 0, sizeof *s);
-}
-
-#define LINE_MAX_BYTES 2048
-
-// The source without a final " .": a sentence and its period-less twin
-// count as one, so they never land in different splits.
-static void sentence_key(char *key, size_t size, const Pair *p) {
-    int n = p->n_src;
-    if (n > 1 && strcmp(p->src[n - 1], ".") == 0) n--;
-    join(key, size, p->src, n);
-}
-
-static void format_line(char *line, size_t size, const Pair *p) {
-    char src[LINE_MAX_BYTES / 4], tgt[LINE_MAX_BYTES / 4], links[LINE_MAX_BYTES / 2];
-    join(src, sizeof src, p->src, p->n_src);
-    join(tgt, sizeof tgt, p->tgt, p->n_tgt);
-    format_links(links, sizeof links, p);
-    snprintf(line, size, "%s\t%s\t%s", src, tgt, links);
-}
-
-static bool length_ok(const Pair *p) {
-    return !p->overflow && p->n_src >= 3 && p->n_src <= 12 && p->n_tgt >= 2 && p->n_tgt <= 12;
-}
-
-static int mkdir_p(const char *dir, Error *err) {
-    char *path = strdup(dir);
-    if (!path) return err_set(err, "%s: out of memory", dir);
-    for (char *s = path + 1;; s++) {
-        if (*s != '/' && *s != '\0') continue;
-        char saved = *s;
-        *s = '\0';
-        if (mkdir(path, 0755) != 0 && errno != EEXIST) {
-            err_set(err, "%s: cannot create the folder: %s", path, strerror(errno));
-            free(path);
-            return -1;
-        }
-        *s = saved;
-        if (!saved) break;
-    }
-    free(path);
-    struct stat st;
-    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) return err_set(err, "%s: is not a folder", dir);
-    return 0;
-}
-
-static char *path_join(const char *dir, const char *name) {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    char *path = malloc(n);
-    if (path) snprintf(path, n, "%s/%s", dir, name);
-    return path;
-}
-
-static int write_split(const char *dir, const char *name, const Split *s, Error *err) {
-    char *path = path_join(dir, name);
-    if (!path) return err_set(err, "%s: out of memory", dir);
-    AtomicFile af;
-    int rc = fio_atomic_open(&af, path, err);
-    if (rc == 0) {
-        for (int i = 0; i < s->n; i++) fprintf(af.fp, "%s\n", s->lines[i]);
-        rc = fio_atomic_commit(&af, err);
-    }
-    free(path);
-    return rc;
-}
-
-// Column col (0 = source, 1 = target) of a line, copied into buf.
-static void column(const char *line, int col, char *buf, size_t size) {
-    for (int i = 0; i < col; i++) line = strchr(line, '\t') + 1;
-    size_t n = strcspn(line, "\t");
-    if (n >= size) n = size - 1;
-    memcpy(buf, line, n);
-    buf[n] = '\0';
-}
-
-typedef struct {
-    StrSet seen;
-    char **order;
-    int n, cap;
-} VocabList;
-
-static int vocab_add_line(VocabList *v, const char *text) {
-    char buf[LINE_MAX_BYTES];
-    snprintf(buf, sizeof buf, "%s", text);
-    for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-        int added = set_add(&v->seen, tok);
-        if (added < 0) return -1;
-        if (!added) continue;
-        if (v->n == v->cap) {
-            int cap = v->cap ? v->cap * 2 : 256;
-            char **order = realloc(v->order, (size_t)cap * sizeof *order);
-            if (!order) return -1;
-            v->order = order;
-            v->cap = cap;
-        }
-        if (!(v->order[v->n] = strdup(tok))) return -1;
-        v->n++;
-    }
-    return 0;
-}
-
-static void vocab_deinit(VocabList *v) {
-    set_deinit(&v->seen);
-    for (int i = 0; i < v->n; i++) free(v->order[i]);
-    free(v->order);
-    memset(v, 0, sizeof *v);
-}
-
-static int write_vocab(const char *dir, const char *name, const VocabList *v, Error *err) {
-    char *path = path_join(dir, name);
-    if (!path) return err_set(err, "%s: out of memory", dir);
-    AtomicFile af;
-    int rc = fio_atomic_open(&af, path, err);
-    if (rc == 0) {
-        fprintf(af.fp, "<pad>\n<bos>\n<eos>\n<unk>\n");
-        for (int i = 0; i < v->n; i++) fprintf(af.fp, "%s\n", v->order[i]);
-        rc = fio_atomic_commit(&af, err);
-    }
-    free(path);
-    return rc;
-}
-
-// Every token of a valid or test line must be in the train vocabulary.
-static int check_covered(const Split *s, const char *name, const VocabList *src, const VocabList *tgt, Error *err) {
-    char buf[LINE_MAX_BYTES];
-    for (int i = 0; i < s->n; i++)
-        for (int col = 0; col < 2; col++) {
-            column(s->lines[i], col, buf, sizeof buf);
-            const StrSet *seen = col ? &tgt->seen : &src->seen;
-            for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
-                if (!set_has(seen, tok))
-                    return err_set(err, "%s line %d: the word \"%s\" never occurs in train.tsv", name, i + 1, tok);
-        }
-    return 0;
-}
-
-int tg_generate(const char *pair, uint64_t seed, const char *out_dir, Error *err) {
-    int lang = pair_lang(pair);
-    if (lang < 0)
-        return err_set(err, "unknown language pair \"%s\" (known: %s)", pair ? pair : "(null)", tg_pair_names());
-    if (!out_dir || !*out_dir) return err_set(err, "no output folder given");
-    if (mkdir_p(out_dir, err) != 0) return -1;
-
-    int rc = -1;
-    StrSet keys = {0};
-    Split train = {0}, valid = {0}, test = {0};
-    VocabList src_vocab = {0}, tgt_vocab = {0};
-    char line[LINE_MAX_BYTES], key[LINE_MAX_BYTES];
-    Clause c;
-    Pair p;
-
-    // The course's examples go to train first, whatever the seed.
-    for (int i = 0; i < N_EXAMPLES; i++) {
-        example_clause(i, &c);
-        realize(&c, (Lang)lang, &p);
-        assert(!p.overflow && holding(&c) == HOLD_NONE && !repeats_noun(&c));
-        sentence_key(key, sizeof key, &p);
-        format_line(line, sizeof line, &p);
-        if (set_add(&keys, key) < 0 || split_add(&train, line) != 0) goto oom;
-    }
-
-    Rng rng;
-    rng_init(&rng, seed);
-    long attempts = 0;
-    int test_per_pair[N_HELD_OUT] = {0}, test_quota = (TG_TEST_SIZE + N_HELD_OUT - 1) / N_HELD_OUT;
-    while (train.n < TG_TRAIN_SIZE || valid.n < TG_VALID_SIZE || test.n < TG_TEST_SIZE) {
-        if (++attempts > 20000000L) {
-            err_set(err, "the %s grammar ran out of new sentences (train %d, valid %d, test %d)", pair,
-                    train.n, valid.n, test.n);
-            goto done;
-        }
-        sample_clause(&rng, &c);
-        if (repeats_noun(&c)) continue;
-        int h = holding(&c);
-        if (h == HOLD_LOOSE) continue;
-        Split *into = NULL;
-        if (h >= 0) {
-            // spread the test split over the held-out pairs while train fills
-            bool others_full = train.n >= TG_TRAIN_SIZE && valid.n >= TG_VALID_SIZE;
-            if (test.n < TG_TEST_SIZE && (test_per_pair[h] < test_quota || others_full)) into = &test;
-        } else if (valid.n < TG_VALID_SIZE && (train.n >= TG_TRAIN_SIZE || pick(&rng, 40) == 0)) {
-            into = &valid;
-        } else if (train.n < TG_TRAIN_SIZE) {
-            into = &train;
-        }
-        if (!into) continue;
-        // both languages' lengths count, so that a seed gives the same
-        // English sentences, in the same order, in every pair
-        realize(&c, lang == LANG_ZH ? LANG_FR : LANG_ZH, &p);
-        if (!length_ok(&p)) continue;
-        realize(&c, (Lang)lang, &p);
-        if (!length_ok(&p)) continue;
-        sentence_key(key, sizeof key, &p);
-        int added = set_add(&keys, key);
-        if (added < 0) goto oom;
-        if (!added) continue;
-        format_line(line, sizeof line, &p);
-        if (split_add(into, line) != 0) goto oom;
-        if (into == &test) test_per_pair[h]++;
-    }
-
-    // Shuffle train so that the examples and the sentence kinds are spread out.
-    for (int i = train.n - 1; i > 0; i--) {
-        int j = pick(&rng, i + 1);
-        char *t = train.lines[i];
-        train.lines[i] = train.lines[j];
-        train.lines[j] = t;
-    }
-
-    for (int i = 0; i < train.n; i++) {
-        column(train.lines[i], 0, key, sizeof key);
-        if (vocab_add_line(&src_vocab, key) != 0) goto oom;
-        column(train.lines[i], 1, key, sizeof key);
-        if (vocab_add_line(&tgt_vocab, key) != 0) goto oom;
-    }
-    if (check_covered(&valid, "valid.tsv", &src_vocab, &tgt_vocab, err) != 0 ||
-        check_covered(&test, "test.tsv", &src_vocab, &tgt_vocab, err) != 0)
-        goto done;
-
-    if (write_split(out_dir, "train.tsv", &train, err) != 0 || write_split(out_dir, "valid.tsv", &valid, err) != 0 ||
-        write_split(out_dir, "test.tsv", &test, err) != 0 || write_vocab(out_dir, "src.vocab", &src_vocab, err) != 0 ||
-        write_vocab(out_dir, "tgt.vocab", &tgt_vocab, err) != 0)
-        goto done;
-    rc = 0;
-    goto done;
-
-oom:
-    err_set(err, "out of memory generating the %s corpus", pair);
-done:
-    set_deinit(&keys);
-    split_deinit(&train);
-    split_deinit(&valid);
-    split_deinit(&test);
-    vocab_deinit(&src_vocab);
-    vocab_deinit(&tgt_vocab);
-    return rc;
 }
