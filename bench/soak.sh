@@ -7,7 +7,8 @@
 #
 #   bash bench/soak.sh [BUILD_DIR] [MINUTES] [SEED] [RSS_TABLE]     (default: build 30 1)
 #
-# RSS_TABLE, if given, keeps the samples ("seconds kB WIDTHxHEIGHT" a line).
+# RSS_TABLE, if given, keeps the samples, a line each: seconds, RSS kB, the
+# window's WIDTHxHEIGHT, then RssAnon, RssFile and RssShmem kB.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -41,9 +42,11 @@ stopped=0
 while kill -0 "$pid" 2>/dev/null; do
     t=$((SECONDS - start))
     rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null)
+    # and its parts: the heap and other private memory, mapped files, shared memory (the X framebuffer)
+    parts=$(awk '/^Rss(Anon|File|Shmem)/ {printf " %s", $2}' "/proc/$pid/status" 2>/dev/null)
     # the window's size beside it: its framebuffer is most of what moves
     size=$(DISPLAY="$display" xwininfo -root -tree 2>/dev/null | awk '/Transformer Tracer/ {print $(NF-1); exit}')
-    [ -n "$rss" ] && echo "$t $rss ${size%%+*}" >>"$work/rss.txt"
+    [ -n "$rss" ] && echo "$t $rss ${size%%+*}$parts" >>"$work/rss.txt"
     if [ "$t" -ge $((minutes * 60)) ]; then
         kill -TERM "$pid"  # SDL turns it into a quit: the window closes as if by its close button
         stopped=1
