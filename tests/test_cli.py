@@ -487,6 +487,7 @@ class TestWriteTargets(CliCase):
                     with open(path, "wb") as f:
                         f.write(b"precious")
                     p = subprocess.Popen([TRACER, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+                    self.addCleanup(end_process, p)  # a failed assertion must not leave it paused for ever
                     deadline = time.monotonic() + 60
                     while len(os.listdir(self.dir)) < 2 and time.monotonic() < deadline and p.poll() is None:
                         time.sleep(0.01)
@@ -497,6 +498,30 @@ class TestWriteTargets(CliCase):
                     self.assertEqual(os.listdir(self.dir), ["out"], "expected: no temporary file left")
                     with open(path, "rb") as f:
                         self.assertEqual(f.read(), b"precious")
+
+
+def end_process(p):
+    if p.poll() is None:
+        p.kill()
+    p.communicate()
+
+
+class TestFontFile(CliCase):
+    def test_font_not_a_regular_file(self):
+        """TRANSFORMER_TRACER_FONT naming a FIFO or a folder: one line, exit 1, no wait for a writer."""
+        with tempfile.TemporaryDirectory() as d:
+            fifo = os.path.join(d, "fifo")
+            os.mkfifo(fifo)
+            for font in (fifo, d):
+                with self.subTest(font=font):
+                    try:
+                        r = subprocess.run([TRACER, "export", "--src", SENTENCE, "--stage", "src.tokens",
+                                            "--out", os.path.join(d, "o.png")], stdout=subprocess.PIPE,
+                                           stderr=subprocess.PIPE, env=dict(ENV, TRANSFORMER_TRACER_FONT=font), timeout=30)
+                    except subprocess.TimeoutExpired:
+                        self.fail(f"expected: a refusal, got: still running after 30 s with the font {font}")
+                    self.assert_error(r, 1, words=("not a regular file",), names=("TRANSFORMER_TRACER_FONT", font))
+                    self.assertFalse(os.path.exists(os.path.join(d, "o.png")))
 
 
 class TestSentences(CliCase):

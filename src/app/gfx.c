@@ -6,11 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileio.h"
 #include "pages.h"
 
 #define TEXT_CACHE 2048
@@ -30,6 +28,9 @@ typedef struct {
 // Text widths asked for while laying out, by text and size: after the font
 // is resized, SDL_ttf would measure every glyph again.
 #define WIDTH_CACHE 1024
+// The largest font file read: a collection with Chinese letters is about
+// 20 MB (Noto CJK .ttc); SDL_ttf reads from an int-sized buffer.
+#define FONT_MAX_BYTES ((size_t)256 << 20)
 
 typedef struct {
     char *text;
@@ -43,8 +44,7 @@ struct Gfx {
     size_t pixels_bytes;    // when drawing on a surface the caller owns (gfx_use_surface)
     float scale;
     char *font_path;
-    void *font_data;        // the font file, mapped
-    size_t font_size;
+    FioMap font_file;       // the font file, mapped: kept, as SDL_ttf reads glyphs from it
     TTF_Font *font;         // one object for every size, resized (font_for)
     int font_px;            // the size it is set to
     TextEntry cache[TEXT_CACHE];
@@ -89,18 +89,17 @@ Gfx *gfx_new(int w, int h, const char *font_path, Error *err) {
     g->scale = 1.0f;
     g->font_path = strdup(font_path);
     if (!g->font_path) goto oom;
-    int fd = open(font_path, O_RDONLY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) < 0 || st.st_size <= 0 ||
-        (g->font_data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
-        g->font_data = NULL;
-        if (fd >= 0) close(fd);
-        err_set(err, "%s: cannot read the font", font_path);
+    // fio_map refuses a FIFO, a device or a folder before opening it to read
+    Error ferr;
+    int rc = fio_map(font_path, FONT_MAX_BYTES, &g->font_file, &ferr);
+    if (rc == 0 && g->font_file.len == 0) rc = err_set(&ferr, "%s: is empty, not a font", font_path);
+    if (rc) {
+        const char *env = getenv("TRANSFORMER_TRACER_FONT");
+        if (env && strcmp(env, font_path) == 0) err_set(err, "TRANSFORMER_TRACER_FONT names %s", ferr.msg);
+        else err_set(err, "%s", ferr.msg);
         gfx_free(g);
         return NULL;
     }
-    close(fd);
-    g->font_size = (size_t)st.st_size;
     // open one size now, so that a broken font file is reported at start
     TTF_Font *first = open_size(g, 16);
     if (!first) {
@@ -150,7 +149,7 @@ void gfx_free(Gfx *g) {
     cache_clear(g);
     widths_clear(g);
     if (g->font) TTF_CloseFont(g->font);
-    if (g->font_data) munmap(g->font_data, g->font_size);
+    fio_unmap(&g->font_file);
     drop_surface(g);
     free(g->font_path);
     free(g);
@@ -279,7 +278,7 @@ void gfx_line(Gfx *g, float x0, float y0, float x1, float y1, float width, Color
 // SDL_ttf drops on a resize are cheap to load again; rendered text and
 // widths are cached here by size anyway.
 static TTF_Font *open_size(Gfx *g, int px) {
-    SDL_RWops *rw = SDL_RWFromConstMem(g->font_data, (int)g->font_size);
+    SDL_RWops *rw = SDL_RWFromConstMem(g->font_file.data, (int)g->font_file.len);
     return rw ? TTF_OpenFontIndexRW(rw, 1, px, strstr(g->font_path, ".ttc") ? 3 : 0) : NULL;
 }
 
