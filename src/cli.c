@@ -16,7 +16,7 @@
 
 int cli_usage_error(const char *fmt, const char *what) {
     fprintf(stderr, "transformer-tracer: ");
-    fprintf(stderr, fmt, what);
+    fprintf(stderr, fmt, ERR_QUOTE(what, 60));
     fprintf(stderr, " (see --help)\n");
     return CLI_USAGE;
 }
@@ -55,7 +55,7 @@ static int parse_whole(const CliSpec *o, const char *s, void *dest) {
     long v = strtol(s, &end, 10);
     if (errno || end == s || *end || v < o->lo || v > o->hi) {
         fprintf(stderr, "transformer-tracer: %s takes a whole number from %ld to %ld, got \"%s\" (see --help)\n", o->name, o->lo, o->hi,
-                s);
+                ERR_QUOTE(s, 40));
         return -1;
     }
     if (dest && o->as == AS_U64) *(uint64_t *)dest = (uint64_t)v;
@@ -68,7 +68,7 @@ static int parse_float(const CliSpec *o, const char *s, void *dest) {
     errno = 0;
     float v = strtof(s, &end);
     if (errno || end == s || *end || !isfinite(v)) {
-        fprintf(stderr, "transformer-tracer: %s takes a number, got \"%s\" (see --help)\n", o->name, s);
+        fprintf(stderr, "transformer-tracer: %s takes a number, got \"%s\" (see --help)\n", o->name, ERR_QUOTE(s, 40));
         return -1;
     }
     if (dest) *(float *)dest = v;

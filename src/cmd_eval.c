@@ -34,7 +34,8 @@ static int eval_run(const EvalArgs *a) {
         fprintf(stderr,
                 "transformer-tracer: %s: %ld of the %ld target tokens (%.1f%%) are not in the vocabulary of %s (%s); "
                 "more than %.0f%% unknown: a model for another language pair?\n",
-                a->corpus, unknown, tokens, 100.0 * (double)unknown / (double)tokens, a->model, m->name, 100.0 * EV_MAX_UNKNOWN_SHARE);
+                a->corpus, unknown, tokens, 100.0 * (double)unknown / (double)tokens, a->model, ERR_QUOTE(m->name, 60),
+                100.0 * EV_MAX_UNKNOWN_SHARE);
         goto done;
     }
     if (corpus_skipped(c)) fprintf(stderr, "transformer-tracer: %s: skipped %d malformed line(s)\n", a->corpus, corpus_skipped(c));
@@ -42,7 +43,7 @@ static int eval_run(const EvalArgs *a) {
         fprintf(stderr, "transformer-tracer: %s: %s\n", a->corpus, err.msg);
         goto done;
     }
-    printf("model:        %s (%s)\n", a->model, m->name);
+    printf("model:        %s (%s)\n", a->model, ERR_QUOTE(m->name, 60));
     printf("corpus:       %s, %d pairs evaluated", a->corpus, r.evaluated);
     if (r.too_long) printf(", %d longer than max_len %d left out", r.too_long, m->cfg.max_len);
     printf("\nexact match:  %.2f%% (%d/%d, greedy)\n", r.evaluated ? 100.0 * r.exact / r.evaluated : 0.0, r.exact, r.evaluated);

@@ -26,7 +26,7 @@ static int find_step(const Trace *t, const ExportArgs *a) {
         if ((a->head_set && s->head != a->head) || (a->step_set && s->dstep != a->step)) continue;
         return i;
     }
-    fprintf(stderr, "transformer-tracer: this trace has no stage \"%s\"", a->stage);
+    fprintf(stderr, "transformer-tracer: this trace has no stage \"%s\"", ERR_QUOTE(a->stage, 60));
     if (a->head_set) fprintf(stderr, " with head %d", a->head);
     if (a->step_set) fprintf(stderr, " at decoding step %d", a->step);
     fprintf(stderr, " (stage ids: docs/TRACE.md; try trace --src to list them)\n");

@@ -138,6 +138,20 @@ class TestUsage(CliCase):
                     self.assertEqual(r.returncode, 1)
                     self.assertIn(f'{lesson}:5: {opt[2:]} {bound}, got "{val}"', text(r.stderr))
 
+    def test_values_are_quoted(self):
+        # an option's value is shown escaped: no control character reaches the terminal
+        esc = "3\x1b[31m"
+        for args, code, shown in ((("translate", "--src", SENTENCE, "--beam", esc), 2, "3U+001B[31m"),
+                                  (("translate", "--src", SENTENCE, "--top-k", "1\n2"), 2, "1U+000A2"),
+                                  (("translate", "--src", SENTENCE, "--seed", esc), 2, "3U+001B[31m"),
+                                  (("translate", "--src", SENTENCE, "--decode", "x\u009b"), 2, "xU+009B"),
+                                  (("translate", "--src", SENTENCE, "--scale", b"2\xff"), 2, "2\\xFF"),
+                                  (("translate", "--src", SENTENCE, "--fro\x1b"), 2, "--froU+001B"),
+                                  (("export", "--src", SENTENCE, "--stage", "enc\x1b[2J", "--out", os.devnull), 1, "encU+001B[2J")):
+            with self.subTest(args=args):
+                err = self.assert_error(run(*args), code, names=(shown,))
+                self.assertNotIn("\x1b", err)
+
     def test_equals_form(self):
         r = run("translate", "--src=" + SENTENCE, "--max-steps=3")
         self.assert_ok(r)
@@ -783,6 +797,35 @@ class TestBadModels(CliCase):
 
     def test_d_model_not_a_number(self):
         self.check("d-model", self.with_meta(d_model="sixty-four"), ("d_model",))
+
+    def test_values_from_the_file_are_quoted(self):
+        # values and names from the file are shown escaped, and the message stays one line
+        for name, content, shown in (
+                ("d-model-esc", self.with_meta(d_model="12\n\x1b[31mx"), '"d_model" is "12U+000AU+001B[31mx"'),
+                ("eps-esc", self.with_meta(layer_norm_eps="1e-5\x1b"), '"layer_norm_eps" is "1e-5U+001B"'),
+                ("bool-esc", self.with_meta(norm_first="\u009b1m"), '"norm_first" is "U+009B1m"'),
+                ("head-esc", self.with_meta(supervised_head="2,1\r"), '"supervised_head" is "2,1U+000D"'),
+                ("name-esc", pack(dumps(dict(self.header, **{"w\x1b[2J\n": 7})), self.data), "tensor 'wU+001B[2JU+000A'")):
+            with self.subTest(name=name):
+                path = os.path.join(self.tmp.name, name + ".safetensors")
+                with open(path, "wb") as f:
+                    f.write(content)
+                err = self.assert_error(run("translate", "--model", path, "--src", SENTENCE), 1, names=(path, shown))
+                self.assertNotIn("\x1b", err)
+
+    def test_model_name_is_quoted(self):
+        # eval shows the model's name from the file escaped
+        path = os.path.join(self.tmp.name, "named.safetensors")
+        with open(path, "wb") as f:
+            f.write(self.with_meta(name="evil\x1b[31m\nname"))
+        corpus = os.path.join(self.tmp.name, "one.tsv")
+        with open(corpus, "w", encoding="utf-8") as f:
+            f.write("i love natural language processing\t我 愛 自然語言 處理\n")
+        r = run("eval", "--model", path, "--corpus", corpus)
+        self.assert_ok(r)
+        out = text(r.stdout)
+        self.assertIn("(evilU+001B[31mU+000Aname)", out)
+        self.assertNotIn("\x1b", out)
 
     def test_metadata_not_strings(self):
         header = dict(self.header, __metadata__=dict(self.meta, d_model=64))

@@ -187,7 +187,15 @@ static void test_broken_models(void **state) {
         {"version2.st", .meta_key = "format", .meta_value = "transformer-tracer-model/2",
          .expect = "format is \"transformer-tracer-model/2\", a version this program does not know; it reads \"transformer-tracer-model/1\""},
         {"version10.st", .meta_key = "format", .meta_value = "transformer-tracer-model/10", .expect = "a version this program does not know"},
-        {"newline.st", .meta_key = "format", .meta_value = "transformer-tracer-model/1\nx", .expect = "format is \"transformer-tracer-model/1?x\""},
+        {"newline.st", .meta_key = "format", .meta_value = "transformer-tracer-model/1\nx", .expect = "format is \"transformer-tracer-model/1U+000Ax\""},
+        // values from the file are quoted: a message never holds a control character
+        {"escint.st", .meta_key = "d_model", .meta_value = "12\n\x1b[31mx", .expect = "\"d_model\" is \"12U+000AU+001B[31mx\", expected an integer"},
+        {"escbool.st", .meta_key = "tied_generator", .meta_value = "\x1b[31m", .expect = "\"tied_generator\" is \"U+001B[31m\""},
+        {"esceps.st", .meta_key = "layer_norm_eps", .meta_value = "1e-5\r", .expect = "\"layer_norm_eps\" is \"1e-5U+000D\""},
+        {"escact.st", .meta_key = "activation", .meta_value = "relu\xc2\x9b", .expect = "activation is \"reluU+009B\""},
+        {"eschead.st", .meta_key = "supervised_head", .meta_value = "1,1\n", .expect = "\"supervised_head\" is \"1,1U+000A\""},
+        {"longformat.st", .meta_key = "format", .meta_value = "0123456789012345678901234567890123456789012345",
+         .expect = "format is \"0123456789012345678901234567890123456789\xE2\x80\xA6\""},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         char path[256];
@@ -198,7 +206,8 @@ static void test_broken_models(void **state) {
         if (bad) fail_msg("%s: expected a refusal", cases[i].file);
         if (strncmp(err.msg, path, strlen(path))) fail_msg("message should start with the path, got: %s", err.msg);
         if (!strstr(err.msg, cases[i].expect)) fail_msg("expected message containing: %s, got: %s", cases[i].expect, err.msg);
-        if (strchr(err.msg, '\n')) fail_msg("message should be one line, got: %s", err.msg);
+        for (const char *p = err.msg; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) fail_msg("%s: expected: one line without control characters, got: %s", cases[i].file, err.msg);
     }
     mdl_free(m);
 }

@@ -405,6 +405,17 @@ static const BrokenFile broken_files[] = {
      "\"w\":{" F32_4 ",\"data_offsets\":[8,12]}}", NULL, 0, 12, "tensor 'w' appears twice in the header"},
     {"duplicate field", "{\"w\":{" F32_4 ",\"dtype\":\"F16\",\"data_offsets\":[0,4]}}", NULL, 0, 4,
      "tensor 'w': field 'dtype' appears twice"},
+    // names and values from the file are quoted: no control character reaches a message
+    {"control characters in a name", "{\"w\\u001b[31m\\nx\\u0085\":7}", NULL, 0, 0, "tensor 'wU+001B[31mU+000AxU+0085': entry is a number"},
+    {"control characters in a dtype", "{\"w\":{\"dtype\":\"F\\u001b\",\"shape\":[1],\"data_offsets\":[0,4]}}", NULL, 0, 4,
+     "tensor 'w': unknown dtype 'FU+001B'"},
+    {"control characters in overlapping names", "{\"a\\r\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},"
+     "\"b\\u007f\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[4,12]}}", NULL, 0, 12,
+     "tensor 'bU+007F': data_offsets [4, 12] overlap tensor 'aU+000D' [0, 8]"},
+    {"control characters in a metadata key", "{\"__metadata__\":{\"k\\n\":3}}", NULL, 0, 0,
+     "__metadata__ value of 'kU+000A' is a number"},
+    {"a long name", "{\"" "0123456789012345678901234567890123456789012345678901234567890123456789\":7}", NULL, 0, 0,
+     "tensor '0123456789012345678901234567890123456789012345678901234567890123\xE2\x80\xA6': entry is a number"},
 };
 
 static void test_broken_files(void **state) {
@@ -425,6 +436,8 @@ static void test_broken_files(void **state) {
         }
         if (strncmp(err.msg, path, strlen(path)) != 0 || !strstr(err.msg, c->want))
             fail_msg("%s: expected message containing: %s, got: %s", c->name, c->want, err.msg);
+        for (const char *p = err.msg; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) fail_msg("%s: expected: one line without control characters, got: %s", c->name, err.msg);
     }
 }
 

@@ -37,6 +37,10 @@ static void expect_pieces(const Vocab *v, const char *text, const char *want, in
     voc_tokens_deinit(&t);
 }
 
+static void expect_string_in(const char *msg, const char *part) {
+    if (!strstr(msg, part)) fail_msg("expected message containing: %s, got: %s", part, msg);
+}
+
 static void expect_error(const Vocab *v, const char *text, const char *part) {
     Tokens t;
     Error err = {{0}};
@@ -118,6 +122,37 @@ static void test_control_characters_named(void **state) {
     voc_free(v);
 }
 
+// err_quote shows untrusted text by the same rule: printable text and UTF-8
+// as they are, a forbidden character as U+XXXX, a stray byte as \xNN.
+static void test_quote(void **state) {
+    (void)state;
+    const struct {
+        const char *text;
+        size_t max;
+        const char *want;
+    } cases[] = {
+        {"d_model", 40, "d_model"},
+        {"caf\xc3\xa9 \xe6\x88\x91", 40, "caf\xc3\xa9 \xe6\x88\x91"},
+        {"3\x1b[31m", 40, "3U+001B[31m"},
+        {"a\nb\tc\x7f", 40, "aU+000AbU+0009cU+007F"},
+        {"\xc2\x85\xe2\x80\xa8\xe2\x80\xae", 40, "U+0085U+2028U+202E"},
+        {"\xff\xc3(", 40, "\\xFF\\xC3("},
+        {"abcdef", 4, "abcd\xe2\x80\xa6"},
+        {"ab\xc3\xa9", 3, "ab\\xC3\xe2\x80\xa6"},  // a sequence cut at max_bytes is not shown half
+        {"", 40, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char buf[128];
+        const char *got = err_quote(buf, sizeof buf, cases[i].text, cases[i].max);
+        if (got != buf || strcmp(buf, cases[i].want)) fail_msg("case %zu: expected: %s, got: %s", i, cases[i].want, buf);
+    }
+    // a small buffer cuts at a whole piece and keeps room for the ellipsis
+    char small[10];
+    err_quote(small, sizeof small, "ab\x1b" "cdef", 40);
+    if (strcmp(small, "ab\xe2\x80\xa6")) fail_msg("expected: ab..., got: %s", small);
+    assert_string_equal(ERR_QUOTE("x\x1b", 8), "xU+001B");
+}
+
 static void test_bad_vocabularies(void **state) {
     (void)state;
     Error err;
@@ -129,7 +164,20 @@ static void test_bad_vocabularies(void **state) {
     assert_non_null(strstr(err.msg, "<unk>"));
     const char *space[] = {"<pad>", "<bos>", "<eos>", "<unk>", "a b"};
     assert_null(voc_new(space, 5, &err));
-    assert_non_null(strstr(err.msg, "white space"));
+    expect_string_in(err.msg, "white space or a control character (U+0020 at byte 1)");
+    // tokens follow typed text's rule; a refused one is named, never shown raw
+    const char *del[] = {"<pad>", "<bos>", "<eos>", "<unk>", "a\x7f" "b"};
+    assert_null(voc_new(del, 5, &err));
+    expect_string_in(err.msg, "vocabulary entry 4 (\"aU+007Fb\") contains white space or a control character (U+007F at byte 1)");
+    const char *csi[] = {"<pad>", "<bos>", "<eos>", "<unk>", "x\xc2\x9b" "31m"};
+    assert_null(voc_new(csi, 5, &err));
+    expect_string_in(err.msg, "(\"xU+009B31m\") contains white space or a control character (U+009B at byte 1)");
+    const char *lsep[] = {"<pad>", "<bos>", "<eos>", "<unk>", "\xe2\x80\xa8"};
+    assert_null(voc_new(lsep, 5, &err));
+    expect_string_in(err.msg, "U+2028 at byte 0");
+    const char *esc_dup[] = {"<pad>", "<bos>", "<eos>", "<unk>", "\xef\xbf\xbd", "\xef\xbf\xbd"};
+    assert_null(voc_new(esc_dup, 6, &err));
+    expect_string_in(err.msg, "entry 5 (\"\xef\xbf\xbd\") is a duplicate");
     const char *empty[] = {"<pad>", "<bos>", "<eos>", "<unk>", ""};
     assert_null(voc_new(empty, 5, &err));
     assert_null(voc_from_json("{\"a\": 1}", &err));
@@ -161,6 +209,7 @@ int main(void) {
         cmocka_unit_test(test_chinese),
         cmocka_unit_test(test_bad_sentences),
         cmocka_unit_test(test_control_characters_named),
+        cmocka_unit_test(test_quote),
         cmocka_unit_test(test_bad_vocabularies),
         cmocka_unit_test(test_json_round_trip),
     };

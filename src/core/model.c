@@ -217,7 +217,7 @@ static int meta_int(const StFile *f, const char *key, int *out, Error *err) {
     char *end;
     long v = strtol(s, &end, 10);
     if (end == s || *end || v < -2147483647L || v > 2147483647L)
-        return err_set(err, "metadata \"%s\" is \"%s\", expected an integer", key, s);
+        return err_set(err, "metadata \"%s\" is \"%s\", expected an integer", key, ERR_QUOTE(s, 40));
     *out = (int)v;
     return 0;
 }
@@ -227,7 +227,7 @@ static int meta_bool(const StFile *f, const char *key, bool dflt, bool *out, Err
     if (!s) { *out = dflt; return 0; }
     if (!strcmp(s, "true")) { *out = true; return 0; }
     if (!strcmp(s, "false")) { *out = false; return 0; }
-    return err_set(err, "metadata \"%s\" is \"%s\", expected true or false", key, s);
+    return err_set(err, "metadata \"%s\" is \"%s\", expected true or false", key, ERR_QUOTE(s, 40));
 }
 
 static Vocab *meta_vocab(const StFile *f, const char *key, Error *err) {
@@ -247,12 +247,7 @@ static int check_format(const StFile *f, Error *err) {
     const char *s = st_meta(f, "format");
     if (!s) return err_set(err, "metadata has no \"format\"; this program reads \"%s\" models", want);
     if (!strcmp(s, want)) return 0;
-    // shown as printable ASCII, at most 40 bytes: the message stays one line
-    char shown[48];
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p && n < 40; p++) shown[n++] = *p >= 0x20 && *p < 0x7f ? (char)*p : '?';
-    shown[n] = '\0';
-    if (strlen(s) > 40) strcat(shown, "...");
+    const char *shown = ERR_QUOTE(s, 40);
     size_t family = sizeof want - 2;  // "transformer-tracer-model/"
     if (!strncmp(s, want, family))
         return err_set(err, "format is \"%s\", a version this program does not know; it reads \"%s\"", shown, want);
@@ -275,7 +270,7 @@ static Model *load_from(const StFile *f, Error *err) {
     char *end;
     c.eps = strtof(eps, &end);
     if (end == eps || *end) {
-        err_set(err, "metadata \"layer_norm_eps\" is \"%s\", expected a number", eps);
+        err_set(err, "metadata \"layer_norm_eps\" is \"%s\", expected a number", ERR_QUOTE(eps, 40));
         return NULL;
     }
     bool norm_first;
@@ -286,7 +281,7 @@ static Model *load_from(const StFile *f, Error *err) {
     }
     const char *act = st_meta(f, "activation");
     if (act && strcmp(act, "relu")) {
-        err_set(err, "activation is \"%s\"; the tracer implements relu", act);
+        err_set(err, "activation is \"%s\"; the tracer implements relu", ERR_QUOTE(act, 40));
         return NULL;
     }
     Vocab *src = meta_vocab(f, "src_vocab", err);
@@ -357,7 +352,8 @@ static Model *load_from(const StFile *f, Error *err) {
         int l = 0, h = 0;
         char end = 0;
         if (sscanf(sup, "%d,%d%c", &l, &h, &end) != 2 || l < 1 || l > c.n_dec || h < 1 || h > c.nhead) {
-            err_set(err, "metadata \"supervised_head\" is \"%s\", expected \"layer,head\" of a decoder layer and head", sup);
+            err_set(err, "metadata \"supervised_head\" is \"%s\", expected \"layer,head\" of a decoder layer and head",
+                    ERR_QUOTE(sup, 40));
             goto fail;
         }
         m->align_layer = l;

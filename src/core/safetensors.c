@@ -86,15 +86,15 @@ static int check_metadata(const char *path, const Json *meta, Error *err) {
                        path, type_name(meta->type));
     long dup = json_duplicate_key(meta);
     if (dup >= 0)
-        return err_set(err, "%s: __metadata__ key '%s' appears twice", path, meta->keys[dup]);
+        return err_set(err, "%s: __metadata__ key '%s' appears twice", path, ERR_QUOTE(meta->keys[dup], 64));
     for (size_t i = 0; i < meta->count; i++) {
         const Json *v = &meta->items[i];
         if (v->type != JSON_STRING)
             return err_set(err, "%s: __metadata__ value of '%s' is %s, expected a string",
-                           path, meta->keys[i], type_name(v->type));
+                           path, ERR_QUOTE(meta->keys[i], 64), type_name(v->type));
         if (strlen(v->string) != v->len)
             return err_set(err, "%s: __metadata__ value of '%s' contains a NUL character",
-                           path, meta->keys[i]);
+                           path, ERR_QUOTE(meta->keys[i], 64));
     }
     return 0;
 }
@@ -104,35 +104,38 @@ static int parse_tensor(const char *path, const char *name, const Json *entry, s
                         StTensor *t, Error *err) {
     memset(t, 0, sizeof *t);
     t->name = name;
+    const char *shown = ERR_QUOTE(name, 64);  // the name as a message may show it
     if (entry->type != JSON_OBJECT)
         return err_set(err, "%s: tensor '%s': entry is %s, expected an object",
-                       path, name, type_name(entry->type));
+                       path, shown, type_name(entry->type));
     long dup = json_duplicate_key(entry);
     if (dup >= 0)
-        return err_set(err, "%s: tensor '%s': field '%s' appears twice", path, name, entry->keys[dup]);
+        return err_set(err, "%s: tensor '%s': field '%s' appears twice", path, shown,
+                       ERR_QUOTE(entry->keys[dup], 40));
 
     const Json *dtype = json_get(entry, "dtype");
     const Json *shape = json_get(entry, "shape");
     const Json *offsets = json_get(entry, "data_offsets");
-    if (!dtype) return err_set(err, "%s: tensor '%s': missing \"dtype\"", path, name);
-    if (!shape) return err_set(err, "%s: tensor '%s': missing \"shape\"", path, name);
-    if (!offsets) return err_set(err, "%s: tensor '%s': missing \"data_offsets\"", path, name);
+    if (!dtype) return err_set(err, "%s: tensor '%s': missing \"dtype\"", path, shown);
+    if (!shape) return err_set(err, "%s: tensor '%s': missing \"shape\"", path, shown);
+    if (!offsets) return err_set(err, "%s: tensor '%s': missing \"data_offsets\"", path, shown);
 
     if (dtype->type != JSON_STRING)
         return err_set(err, "%s: tensor '%s': dtype is %s, expected a string",
-                       path, name, type_name(dtype->type));
+                       path, shown, type_name(dtype->type));
     size_t elem = strlen(dtype->string) == dtype->len ? dtype_size(dtype->string) : 0;
     if (elem == 0)
-        return err_set(err, "%s: tensor '%s': unknown dtype '%s'", path, name, dtype->string);
+        return err_set(err, "%s: tensor '%s': unknown dtype '%s'", path, shown,
+                       ERR_QUOTE(dtype->string, 40));
     assert(dtype->len < sizeof t->dtype);
     memcpy(t->dtype, dtype->string, dtype->len + 1);
 
     if (shape->type != JSON_ARRAY)
         return err_set(err, "%s: tensor '%s': shape is %s, expected an array",
-                       path, name, type_name(shape->type));
+                       path, shown, type_name(shape->type));
     if (shape->count > ST_MAX_DIMS)
         return err_set(err, "%s: tensor '%s': shape has %zu dimensions, at most %d are supported",
-                       path, name, shape->count, ST_MAX_DIMS);
+                       path, shown, shape->count, ST_MAX_DIMS);
     t->ndim = (int)shape->count;
     bool has_zero = false;
     for (size_t i = 0; i < shape->count; i++) {
@@ -140,28 +143,28 @@ static int parse_tensor(const char *path, const char *name, const Json *entry, s
         if (d->type != JSON_NUMBER || !is_whole(d->number)) {
             if (d->type == JSON_NUMBER)
                 return err_set(err, "%s: tensor '%s': shape[%zu] is %g, expected a non-negative integer",
-                               path, name, i, d->number);
+                               path, shown, i, d->number);
             return err_set(err, "%s: tensor '%s': shape[%zu] is %s, expected a non-negative integer",
-                           path, name, i, type_name(d->type));
+                           path, shown, i, type_name(d->type));
         }
         t->shape[i] = (int64_t)d->number;
         if (t->shape[i] == 0) has_zero = true;
     }
 
     if (offsets->type != JSON_ARRAY || offsets->count != 2)
-        return err_set(err, "%s: tensor '%s': data_offsets must be an array [begin, end]", path, name);
+        return err_set(err, "%s: tensor '%s': data_offsets must be an array [begin, end]", path, shown);
     const Json *b = &offsets->items[0], *e = &offsets->items[1];
     if (b->type != JSON_NUMBER || e->type != JSON_NUMBER || !is_whole(b->number) || !is_whole(e->number))
         return err_set(err, "%s: tensor '%s': data_offsets must be two non-negative integers",
-                       path, name);
+                       path, shown);
     uint64_t begin = (uint64_t)b->number, end = (uint64_t)e->number;
     if (begin > end)
         return err_set(err, "%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 "] end before they begin",
-                       path, name, begin, end);
+                       path, shown, begin, end);
     if (end > buffer_len)
         return err_set(err, "%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64
                        "] run past the end of the data buffer (%zu bytes)",
-                       path, name, begin, end, buffer_len);
+                       path, shown, begin, end, buffer_len);
     t->begin = (size_t)begin;
     t->end = (size_t)end;
 
@@ -172,13 +175,13 @@ static int parse_tensor(const char *path, const char *name, const Json *entry, s
     for (int i = 0; i < t->ndim && need != 0; i++) {
         uint64_t d = (uint64_t)t->shape[i];
         if (need > UINT64_MAX / d)
-            return err_set(err, "%s: tensor '%s': %s %s is too large", path, name, t->dtype, shape_text);
+            return err_set(err, "%s: tensor '%s': %s %s is too large", path, shown, t->dtype, shape_text);
         need *= d;
     }
     if (need != end - begin)
         return err_set(err, "%s: tensor '%s': data_offsets [%" PRIu64 ", %" PRIu64 "] hold %" PRIu64
                        " bytes, but %s %s needs %" PRIu64,
-                       path, name, begin, end, end - begin, t->dtype, shape_text, need);
+                       path, shown, begin, end, end - begin, t->dtype, shape_text, need);
     return 0;
 }
 
@@ -208,11 +211,13 @@ static int check_layout(const StFile *f, Error *err) {
     for (int i = 0; i < f->count && rc == 0; i++) {
         const StTensor *t = order[i];
         if (t->begin < covered)
-            rc = err_set(err, "%s: tensor '%s': data_offsets [%zu, %zu] overlap tensor '%s' [%zu, %zu]",
-                         f->path, t->name, t->begin, t->end, prev->name, prev->begin, prev->end);
+            rc = err_set(err, "%s: tensor '%s': data_offsets [%zu, %zu] overlap tensor '%s' [%zu, %zu]", f->path,
+                         ERR_QUOTE(t->name, 64), t->begin, t->end,
+                         ERR_QUOTE(prev->name, 64), prev->begin, prev->end);
         else if (t->begin > covered)
             rc = err_set(err, "%s: bytes [%zu, %zu) of the data buffer belong to no tensor "
-                         "(hole before tensor '%s')", f->path, covered, t->begin, t->name);
+                         "(hole before tensor '%s')", f->path, covered, t->begin,
+                         ERR_QUOTE(t->name, 64));
         covered = t->end;
         prev = t;
     }
@@ -232,7 +237,8 @@ static int check_header(StFile *f, Error *err) {
     if (dup >= 0) {
         if (strcmp(h->keys[dup], "__metadata__") == 0)
             return err_set(err, "%s: __metadata__ appears twice in the header", path);
-        return err_set(err, "%s: tensor '%s' appears twice in the header", path, h->keys[dup]);
+        return err_set(err, "%s: tensor '%s' appears twice in the header", path,
+                       ERR_QUOTE(h->keys[dup], 64));
     }
     if (h->count > INT_MAX) return err_set(err, "%s: header lists too many tensors", path);
     f->tensors = malloc((h->count ? h->count : 1) * sizeof *f->tensors);

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "error.h"
+
 typedef struct {
     const char *name;
     bool whole;         // a whole number
@@ -40,9 +42,9 @@ int setting_parse(Setting s, const char *text, double *out, char *why, size_t si
         return 0;
     }
     if (b->whole)
-        snprintf(why, size, "takes a whole number from %.0f to %.0f, got \"%.40s\"", b->lo, b->hi, text);
+        snprintf(why, size, "takes a whole number from %.0f to %.0f, got \"%s\"", b->lo, b->hi, ERR_QUOTE(text, 40));
     else
-        snprintf(why, size, "takes a number %s %g %s %g, got \"%.40s\"", b->lo_open ? "above" : "from", b->lo, b->lo_open ? "and at most" : "to", b->hi,
-                 text);
+        snprintf(why, size, "takes a number %s %g %s %g, got \"%s\"", b->lo_open ? "above" : "from", b->lo, b->lo_open ? "and at most" : "to", b->hi,
+                 ERR_QUOTE(text, 40));
     return -1;
 }

@@ -134,9 +134,16 @@ Vocab *voc_new(const char *const *tokens, int n, Error *err) {
         size_t len = strlen(t);
         if (len == 0) { err_set(err, "vocabulary entry %d is empty", i); goto fail; }
         if (voc_utf8_invalid_at(t, (long)len) >= 0) { err_set(err, "vocabulary entry %d is not valid UTF-8", i); goto fail; }
-        for (size_t k = 0; k < len; k++)
-            if ((unsigned char)t[k] <= ' ') { err_set(err, "vocabulary entry %d (\"%s\") contains white space or a control character", i, t); goto fail; }
-        if (lookup(v, t, len) >= 0) { err_set(err, "vocabulary entry %d (\"%s\") is a duplicate", i, t); goto fail; }
+        // the rule typed text follows, and no space: tokens are split at spaces
+        uint32_t cp = ' ';
+        long bad = voc_forbidden_at(t, (long)len, 0, &cp);
+        if (bad < 0 && strchr(t, ' ')) bad = strchr(t, ' ') - t;
+        if (bad >= 0) {
+            err_set(err, "vocabulary entry %d (\"%s\") contains white space or a control character (U+%04X at byte %ld)", i,
+                    ERR_QUOTE(t, 40), (unsigned)cp, bad);
+            goto fail;
+        }
+        if (lookup(v, t, len) >= 0) { err_set(err, "vocabulary entry %d (\"%s\") is a duplicate", i, ERR_QUOTE(t, 40)); goto fail; }
         if (!(v->tokens[i] = strdup(t))) goto oom;
         v->n = i + 1;
         uint32_t mask = (uint32_t)v->table_size - 1, h = hash_str(t, len) & mask;
