@@ -233,6 +233,8 @@ def vocabs():
     v("space-in-token", "\n".join(good + ["the cat"]) + "\n")
     v("tab-in-token", "\n".join(good + ["the\tcat"]) + "\n")
     v("control-char", "\n".join(good + ["c\x01at"]) + "\n")
+    v("del-char", "\n".join(good + ["ca\x7ft"]) + "\n")
+    v("c1-char", "\n".join(good + ["\u009b31mcat"]) + "\n")
     v("nul-byte", ("\n".join(good[:2]) + "\n").encode() + b"\x00" + ("\n".join(good[2:]) + "\n").encode())
     v("utf16", ("\n".join(good) + "\n").encode("utf-16"))
     v("json-array", json.dumps(good) + "\n")
