@@ -2,6 +2,7 @@
 // line, kept checkpoints, and Ctrl-C that stops cleanly after a whole step.
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -228,17 +229,34 @@ static int check_resume(const Model *ck, const Config *want, const Vocab *src, c
     return 0;
 }
 
-static Corpus *read_corpus(const char *path, bool skip_bad) {
-    Error err;
-    Corpus *c = corpus_read(path, skip_bad, &err);
-    if (!c) {
-        fprintf(stderr, "transformer-tracer: %s\n", err.msg);
-        return NULL;
+// The corpora read so far, for the lines --skip-bad left out of them.
+typedef struct {
+    const TrainArgs *a;
+    const Corpus *train, *valid;
+} Read;
+
+// A refusal before training starts: one line, with the count of skipped
+// lines folded in, as their own warning waits until training starts.
+static void refuse(const Read *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void refuse(const Read *r, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("transformer-tracer: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    const Corpus *c[2] = {r->train, r->valid};
+    const char *path[2] = {r->a->train, r->a->valid};
+    for (int i = 0; i < 2; i++) {
+        int n = c[i] ? corpus_skipped(c[i]) : 0;
+        if (n) fprintf(stderr, "; %d malformed line%s of %s %s skipped", n, n > 1 ? "s" : "", path[i], n > 1 ? "were" : "was");
     }
-    if (corpus_skipped(c))
+    fputc('\n', stderr);
+}
+
+static void warn_skipped(const char *path, const Corpus *c) {
+    if (c && corpus_skipped(c))
         fprintf(stderr, "transformer-tracer: %s: skipped %d malformed line%s (first: %s)\n", path, corpus_skipped(c),
                 corpus_skipped(c) > 1 ? "s" : "", corpus_first_skip(c));
-    return c;
 }
 
 static int train_run(const TrainArgs *a) {
@@ -256,13 +274,18 @@ static int train_run(const TrainArgs *a) {
         return 1;
     }
     fio_atomic_abort(&probe);
-    if (!(train = read_corpus(a->train, a->skip_bad))) goto done;
-    if (a->valid && !(valid = read_corpus(a->valid, a->skip_bad))) goto done;
+    Read got = {a, NULL, NULL};
+    if (!(train = corpus_read(a->train, a->skip_bad, &err)) || (a->valid && !(valid = corpus_read(a->valid, a->skip_bad, &err)))) {
+        got.train = train;
+        refuse(&got, "%s", err.msg);
+        goto done;
+    }
+    got = (Read){a, train, valid};
 
     Vocab *src = vocab_from_corpus(train, true, &err), *tgt = src ? vocab_from_corpus(train, false, &err) : NULL;
     if (!src || !tgt) {
         voc_free(src);
-        fprintf(stderr, "transformer-tracer: %s: %s\n", a->train, err.msg);
+        refuse(&got, "%s: %s", a->train, err.msg);
         goto done;
     }
     if (a->resume) {
@@ -275,13 +298,13 @@ static int train_run(const TrainArgs *a) {
         voc_free(src);
         voc_free(tgt);
         if (!m) {
-            fprintf(stderr, "transformer-tracer: refusing the checkpoint: %s\n", err.msg);
+            refuse(&got, "refusing the checkpoint: %s", err.msg);
             goto done;
         }
     } else {
         m = mdl_new(&a->cfg, src, tgt, &err);
         if (!m) {
-            fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+            refuse(&got, "%s", err.msg);
             goto done;
         }
         mdl_init_random(m, a->seed);
@@ -297,17 +320,13 @@ static int train_run(const TrainArgs *a) {
 
     int too_long = 0, too_long_valid = 0;
     if (dataset_make(&dtrain, train, m, &too_long, &err) || (valid && dataset_make(&dvalid, valid, m, &too_long_valid, &err))) {
-        fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+        refuse(&got, "%s", err.msg);
         goto done;
     }
     if (dtrain.n == 0) {  // one line: the refusal says how many were left out
-        fprintf(stderr, "transformer-tracer: %s: no sentence pair fits the model (all %d longer than max_len %d)\n", a->train, too_long,
-                m->cfg.max_len);
+        refuse(&got, "%s: no sentence pair fits the model (all %d longer than max_len %d)", a->train, too_long, m->cfg.max_len);
         goto done;
     }
-    if (too_long + too_long_valid)
-        fprintf(stderr, "transformer-tracer: left out %d pair%s longer than max_len %d\n", too_long + too_long_valid,
-                too_long + too_long_valid > 1 ? "s" : "", m->cfg.max_len);
     int B = a->batch < dtrain.n ? a->batch : dtrain.n, L = m->cfg.max_len;
     tr = trn_new(m, &a->tc, B, L, &err);
     bb.src = malloc((size_t)B * L * sizeof *bb.src);
@@ -316,13 +335,19 @@ static int train_run(const TrainArgs *a) {
     bb.align = malloc((size_t)B * L * L * sizeof *bb.align);
     order = malloc((size_t)dtrain.n * sizeof *order);
     if (!tr) {
-        fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+        refuse(&got, "%s", err.msg);
         goto done;
     }
     if (!bb.src || !bb.tgt_in || !bb.tgt_out || !bb.align || !order) {
-        fprintf(stderr, "transformer-tracer: out of memory\n");
+        refuse(&got, "out of memory");
         goto done;
     }
+    // the command goes on: the warnings, each on its own line
+    warn_skipped(a->train, train);
+    warn_skipped(a->valid, valid);
+    if (too_long + too_long_valid)
+        fprintf(stderr, "transformer-tracer: left out %d pair%s longer than max_len %d\n", too_long + too_long_valid,
+                too_long + too_long_valid > 1 ? "s" : "", m->cfg.max_len);
     // catch Ctrl-C from the moment the run says it is training
     interrupted = 0;
     struct sigaction sa = {.sa_handler = on_sigint};

@@ -256,6 +256,19 @@ class TestBadCorpus(TrainCase):
         self.assertIn(f"training {out}: {len(GOOD_LINES)} pairs", err)
         self.assert_loads(out)
 
+    def test_skip_bad_then_a_refusal_is_one_line(self):
+        # the count of skipped lines is folded into the refusal, not a warning line before it
+        corpus = write_lines(self.path("bad.tsv"), [GOOD_LINES[0], "no tab here"])
+        extra = list(SHORT)
+        extra[extra.index("--max-len") + 1] = "1"
+        r, out = self.train("--skip-bad", corpus=corpus, extra=extra)
+        self.assert_error(r, 1, names=(corpus, "max_len 1", "1 malformed line of", "was skipped"), words=("no sentence pair fits",))
+        self.assert_no_model(out)
+        valid = write_lines(self.path("valid.tsv"), [b"no tab", b"\tx"])
+        r, out = self.train("--skip-bad", "--valid", valid, corpus=corpus)
+        self.assert_error(r, 1, names=(valid, f"1 malformed line of {corpus} was skipped"), words=("no sentence pair",))
+        self.assert_no_model(out)
+
     def test_skip_bad_with_nothing_left(self):
         corpus = write_lines(self.path("bad.tsv"), [b"no tab", b"\tx"])
         r, out = self.train("--skip-bad", corpus=corpus)

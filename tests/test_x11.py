@@ -46,6 +46,14 @@ def wait_for(what, check, timeout=15.0, step=0.05):
         time.sleep(step)
 
 
+def run_tool(args, env, timeout=60):
+    """Runs an X tool (xdotool, import, ...); one that hangs is a Failure, not a traceback."""
+    try:
+        return subprocess.run(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise Failure(f"{' '.join(args)}: no answer after {timeout} s") from None
+
+
 class Display:
     """An Xvfb server of our own (the first free display number), and its window manager."""
 
@@ -65,10 +73,14 @@ class Display:
         if wm:
             self.wm = subprocess.Popen([wm], env=self.env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             # a window manager announces itself on the root window
-            wait_for(f"{wm} to start", lambda: "window id" in self.run("xprop", "-root", "_NET_SUPPORTING_WM_CHECK"))
+            try:
+                wait_for(f"{wm} to start", lambda: "window id" in self.run("xprop", "-root", "_NET_SUPPORTING_WM_CHECK"))
+            except Failure:
+                self.close()  # the caller has no Display to close
+                raise
 
     def run(self, *args, check=False):
-        r = subprocess.run(args, env=self.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        r = run_tool(args, self.env)
         if check and r.returncode != 0:
             raise Failure(f"{' '.join(args)}: exit {r.returncode}: {r.stderr.decode(errors='replace').strip()}")
         return r.stdout.decode(errors="replace")
@@ -128,8 +140,7 @@ class Window:
         x, y, w, h = self.geometry()
         # import reads the part of the window that lies on the screen
         w, h = min(x + w, SCREEN[0]) - max(x, 0), min(y + h, SCREEN[1]) - max(y, 0)
-        r = subprocess.run(["import", "-silent", "-window", self.id, "-depth", "8", "rgb:-"], env=self.d.env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        r = run_tool(["import", "-silent", "-window", self.id, "-depth", "8", "rgb:-"], self.d.env)
         if r.returncode != 0 or len(r.stdout) != w * h * 3:
             return w, h, None  # the window changed size while it was read: read again
         return w, h, r.stdout
@@ -281,9 +292,10 @@ def main():
         tag = wm or "no-wm"
         for name, run in (("explore", lambda d: explore(d, tracer, keep, tag)),
                           ("picker and lesson", lambda d: picker_and_lesson(d, tracer, source_dir, keep, tag))):
-            display = Display(wm)
+            display = None
             start = time.monotonic()
             try:
+                display = Display(wm)
                 run(display)
                 passed += 1
                 print(f"ok: {tag}: {name} ({time.monotonic() - start:.1f} s)")
@@ -291,7 +303,8 @@ def main():
                 failed += 1
                 print(f"FAIL: {tag}: {name}: {e}")
             finally:
-                display.close()
+                if display:
+                    display.close()
     print(f"x11: {passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
