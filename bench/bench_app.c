@@ -14,12 +14,7 @@
 #include "gfx.h"
 #include "tt_config.h"
 #include "window.h"
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
+#include "bench_clock.h"
 
 static int by_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;

@@ -15,6 +15,7 @@
 
 #include "lesson.h"
 #include "tt_config.h"
+#include "bench_clock.h"
 
 #define HEAD "title: A long lesson\ntitle.zh: 長課\nmodel: en-zh\nsentence: the cat sits on the mat .\n"
 
@@ -78,18 +79,6 @@ static Buf make_lesson(const char *name, int *lines) {
     *lines = 0;
     for (size_t i = 0; i < b.len; i++) *lines += b.text[i] == '\n';
     return b;
-}
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static long peak_rss_kb(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;  // kilobytes on Linux
 }
 
 // One case, in this process: prints time per parse and the peak memory it added.

@@ -13,6 +13,7 @@
 #include "trace.h"
 #include "tt_config.h"
 #include "vocab.h"
+#include "bench_clock.h"
 
 #define SENTENCE_TOKENS 12
 #define DECODE_STEPS 12
@@ -40,18 +41,6 @@ typedef struct {
     size_t trace_bytes;
     long peak_rss_kb;       // peak RSS of the process so far
 } Result;
-
-static double now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static long peak_rss_kb(void) {
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
-    return ru.ru_maxrss;  // kilobytes on Linux
-}
 
 static int by_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
