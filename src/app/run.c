@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "settings.h"
+
 // Appends " \"word\"" for each token read as <unk> to words.
 static void unknown_words(const Vocab *v, const Tokens *tok, char *words, size_t size) {
     for (int i = 0; i < tok->n; i++)
@@ -70,11 +72,14 @@ int run_target_from_ids(const Vocab *tgt, const int *ids, int n, Tokens *t, char
 const char *run_check_decode(const DecodeOptions *d, bool has_target) {
     if (d->mode < DECODE_GREEDY || d->mode > DECODE_TEACHER) return "unknown decoding strategy";
     if (d->mode == DECODE_TEACHER && !has_target) return "teacher forcing needs a target sentence (--target)";
-    if (d->beam_width < 0 || d->beam_width > 64) return "the beam width must be 1 to 64";
-    if (!(d->temperature >= 0.0f && d->temperature <= 100.0f)) return "the temperature must be above 0 and at most 100";
-    if (d->top_k < 0) return "top-k must be 0 (all) or more";
-    if (!(d->top_p >= 0.0f && d->top_p <= 1.0f)) return "top-p must be in (0, 1]";
-    if (d->max_steps < 0 || d->max_steps > 4096 || d->show_top < 0 || d->show_top > 64 || d->pad_to < 0 || d->pad_to > 4096)
+    // the command line's and lessons' bounds (settings.h); 0 is "the default" here
+    if (d->beam_width && !setting_in_bounds(SETTING_BEAM, d->beam_width)) return "the beam width must be 1 to 64";
+    if (d->temperature != 0.0f && !setting_in_bounds(SETTING_TEMPERATURE, d->temperature))
+        return "the temperature must be from 0.01 to 100";
+    if (!setting_in_bounds(SETTING_TOP_K, d->top_k)) return "top-k must be 0 (all) to 1000000";
+    if (d->top_p != 0.0f && !setting_in_bounds(SETTING_TOP_P, d->top_p)) return "top-p must be in (0, 1]";
+    if ((d->max_steps && !setting_in_bounds(SETTING_MAX_STEPS, d->max_steps)) || d->show_top < 0 || d->show_top > 64 ||
+        d->pad_to < 0 || d->pad_to > 4096)
         return "a step count is out of range";
     return NULL;
 }

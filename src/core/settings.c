@@ -29,14 +29,19 @@ static const Bounds bounds[SETTING_COUNT] = {
 
 const char *setting_name(Setting s) { return s >= 0 && s < SETTING_COUNT ? bounds[s].name : "?"; }
 
+bool setting_in_bounds(Setting s, double v) {
+    const Bounds *b = &bounds[s];
+    double lo = b->whole ? b->lo : (double)(float)b->lo, hi = b->whole ? b->hi : (double)(float)b->hi;
+    return isfinite(v) && (b->lo_open ? v > lo : v >= lo) && v <= hi;
+}
+
 int setting_parse(Setting s, const char *text, double *out, char *why, size_t size) {
     const Bounds *b = &bounds[s];
     char *end;
     errno = 0;
     // the values are stored as int and float: check what will be stored
     double v = b->whole ? (double)strtol(text, &end, 10) : (double)(float)strtod(text, &end);
-    double lo = b->whole ? b->lo : (double)(float)b->lo, hi = b->whole ? b->hi : (double)(float)b->hi;
-    bool in = end != text && !*end && !errno && isfinite(v) && (b->lo_open ? v > lo : v >= lo) && v <= hi;
+    bool in = end != text && !*end && !errno && setting_in_bounds(s, v);
     if (in) {
         *out = v;
         return 0;

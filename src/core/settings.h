@@ -5,6 +5,7 @@
 #ifndef TT_SETTINGS_H
 #define TT_SETTINGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef enum {
@@ -27,5 +28,8 @@ const char *setting_name(Setting s);
 // setting takes, e.g. "takes a number from 0.01 to 100, got \"1e-40\"" (the
 // caller puts the option's or key's name in front).
 int setting_parse(Setting s, const char *text, double *out, char *why, size_t size);
+
+// Whether v, as stored, is within setting s's bounds (the same test as setting_parse).
+bool setting_in_bounds(Setting s, double v);
 
 #endif
