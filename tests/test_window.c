@@ -64,6 +64,23 @@ static void test_draw_on_window_surface(void **state) {
     SDL_FreeSurface(odd);
 }
 
+// The window opens inside any screen: nine tenths of its usable area, with no
+// minimum larger than a small projector's (it was 1280 × 800 at least).
+static void test_initial_size_fits_the_screen(void **state) {
+    (void)state;
+    static const int screens[][2] = {{1024, 768}, {1280, 720}, {1366, 740}, {1920, 1050}, {3840, 2160}, {640, 480}};
+    for (size_t i = 0; i < sizeof screens / sizeof *screens; i++) {
+        int w = 1280, h = 800, sw = screens[i][0], sh = screens[i][1];
+        window_initial_size(sw, sh, &w, &h);
+        if (w > sw * 9 / 10 || h > sh * 9 / 10 || w < sw * 9 / 10 - 1 || h < sh * 9 / 10 - 1)
+            fail_msg("screen %d×%d: expected: %d×%d, got: %d×%d", sw, sh, sw * 9 / 10, sh * 9 / 10, w, h);
+    }
+    int w = 1280, h = 800;
+    window_initial_size(0, 0, &w, &h);  // the screen's area unknown: the size asked for stays
+    expect_int("width with no screen area", w, 1280);
+    expect_int("height with no screen area", h, 800);
+}
+
 // ---- the script runner (its success is the app-script test) -----------------------------
 
 static void test_script_reports_failures(void **state) {
@@ -80,6 +97,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_tiny_and_huge_canvas, setup, teardown),
         cmocka_unit_test_setup_teardown(test_draw_on_window_surface, setup, teardown),
+        cmocka_unit_test(test_initial_size_fits_the_screen),
         cmocka_unit_test(test_script_reports_failures),  // last: window_run ends with SDL_Quit
     };
     return fixture_main(tests, sizeof tests / sizeof *tests);

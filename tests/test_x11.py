@@ -11,6 +11,9 @@ program must still run and the window, read back from the X server
 (ImageMagick's import), must hold a drawn frame: not blank, not black where
 the window grew. All of it twice: with no window manager, and under openbox
 (full-screen requests go through a window manager when there is one).
+Then on a 1024x768 screen, as a small projector: the window opens inside the
+screen (at most nine tenths of it), its bottom rows (the timeline and the
+status line) are drawn, and full screen fits it too.
 
 Exits 77 (skipped, for meson) with one line when Xvfb, xdotool, import or
 openbox is missing; tools/setup.sh installs them, so CI never skips.
@@ -57,10 +60,11 @@ def run_tool(args, env, timeout=60):
 class Display:
     """An Xvfb server of our own (the first free display number), and its window manager."""
 
-    def __init__(self, wm):
+    def __init__(self, wm, screen=SCREEN):
+        self.screen = screen
         r, w = os.pipe()
         self.xvfb = subprocess.Popen(
-            ["Xvfb", "-displayfd", str(w), "-screen", "0", f"{SCREEN[0]}x{SCREEN[1]}x24", "-nolisten", "tcp", "-noreset"],
+            ["Xvfb", "-displayfd", str(w), "-screen", "0", f"{screen[0]}x{screen[1]}x24", "-nolisten", "tcp", "-noreset"],
             pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         os.close(w)
         with os.fdopen(r) as f:
@@ -139,7 +143,7 @@ class Window:
         """The window's pixels read back from the X server: (width, height, RGB bytes)."""
         x, y, w, h = self.geometry()
         # import reads the part of the window that lies on the screen
-        w, h = min(x + w, SCREEN[0]) - max(x, 0), min(y + h, SCREEN[1]) - max(y, 0)
+        w, h = min(x + w, self.d.screen[0]) - max(x, 0), min(y + h, self.d.screen[1]) - max(y, 0)
         r = run_tool(["import", "-silent", "-window", self.id, "-depth", "8", "rgb:-"], self.d.env)
         if r.returncode != 0 or len(r.stdout) != w * h * 3:
             return w, h, None  # the window changed size while it was read: read again
@@ -225,7 +229,7 @@ def toggle_full_screen(win, times):
             win.focus()
             win.key("F11")
             if win.d.wm:  # a window manager makes it the screen's size, then gives the old size back
-                want = SCREEN if state == "on" else windowed
+                want = win.d.screen if state == "on" else windowed
                 wait_for(f"full screen {state} ({want[0]}x{want[1]})", lambda: win.geometry()[2:] == tuple(want), timeout=10)
             win.expect_drawn(f"F11 ({state}, {i + 1} of {times})")
 
@@ -274,6 +278,36 @@ def picker_and_lesson(display, tracer, source_dir, keep, tag):
             win.kill()
 
 
+def expect_inside(win, what):
+    """The whole window lies on the screen, and its bottom rows are drawn."""
+    x, y, w, h = win.geometry()
+    sw, sh = win.d.screen
+    if x < 0 or y < 0 or x + w > sw or y + h > sh:
+        raise Failure(f"{what}: the window {w}x{h}+{x}+{y} does not fit the screen {sw}x{sh}")
+    if w > sw * 9 // 10 + 1 or h > sh * 9 // 10 + 1:
+        raise Failure(f"{what}: the window {w}x{h} takes more than nine tenths of the screen {sw}x{sh}")
+    # the timeline and the status line are the last rows: drawn, not cut off
+    rgb = wait_for(f"{what}: the window's pixels", lambda: win.pixels()[2])
+    colours = {rgb[(row * w + col) * 3:(row * w + col) * 3 + 3]
+               for row in range(h * 88 // 100, h, 2) for col in range(0, w, 3)}
+    if len(colours) < 4:
+        raise Failure(f"{what}: the bottom eighth of the window holds {len(colours)} colours: the timeline is not there")
+
+
+def small_screen(display, tracer, source_dir, keep, tag):
+    for name, args in (("explore", ["--src", "the cat sits on the mat ."]),
+                       ("lesson", ["--lesson", os.path.join(source_dir, "lessons", "03-decoder.lesson")])):
+        win = Window(display, tracer, args, keep, f"{tag}-1024x768-{name}")
+        try:
+            expect_inside(win, f"{name}, opened")
+            win.key("Right")
+            toggle_full_screen(win, 1)
+            expect_inside(win, f"{name}, after full screen")
+            win.quit()
+        finally:
+            win.kill()
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit("usage: test_x11.py TRACER SOURCE_DIR [--keep DIR]")
@@ -290,12 +324,13 @@ def main():
     passed = failed = 0
     for wm in (None, "openbox"):
         tag = wm or "no-wm"
-        for name, run in (("explore", lambda d: explore(d, tracer, keep, tag)),
-                          ("picker and lesson", lambda d: picker_and_lesson(d, tracer, source_dir, keep, tag))):
+        for name, screen, run in (("explore", SCREEN, lambda d: explore(d, tracer, keep, tag)),
+                                  ("picker and lesson", SCREEN, lambda d: picker_and_lesson(d, tracer, source_dir, keep, tag)),
+                                  ("a 1024x768 screen", (1024, 768), lambda d: small_screen(d, tracer, source_dir, keep, tag))):
             display = None
             start = time.monotonic()
             try:
-                display = Display(wm)
+                display = Display(wm, screen)
                 run(display)
                 passed += 1
                 print(f"ok: {tag}: {name} ({time.monotonic() - start:.1f} s)")

@@ -76,6 +76,14 @@ static bool surface_may_change(const SDL_Event *e) {
 // the smallest labels (4/5 of the text size) 18 pixels tall.
 float window_display_fit(int display_height) { return display_height > 840 ? (float)display_height / 840.0f : 1.0f; }
 
+void window_initial_size(int usable_w, int usable_h, int *w, int *h) {
+    // a projector of 1024 × 768 has no room for a fixed minimum: the window
+    // takes nine tenths of what the screen offers, the layouts fit any of it
+    if (usable_w <= 0 || usable_h <= 0) return;
+    *w = SDL_max(1, usable_w * 9 / 10);
+    *h = SDL_max(1, usable_h * 9 / 10);
+}
+
 // The fit of the screen the window is on.
 static float display_fit(SDL_Window *win) {
     SDL_DisplayMode mode;
@@ -136,14 +144,9 @@ int window_run(const AppOptions *o) {
     for (size_t i = 0; driver && i < sizeof own_framebuffer / sizeof *own_framebuffer; i++)
         if (!strcmp(driver, own_framebuffer[i])) SDL_SetHint(SDL_HINT_FRAMEBUFFER_ACCELERATION, "0");
     SDL_SetHint(SDL_HINT_IME_SHOW_UI, "1");
-    // 1280 × 800, or three quarters of a larger screen, as the type grows
-    // with the screen (display_fit)
     int win_w = 1280, win_h = 800;
-    SDL_DisplayMode mode;
-    if (SDL_GetDesktopDisplayMode(0, &mode) == 0) {
-        win_w = SDL_max(win_w, mode.w * 3 / 4);
-        win_h = SDL_max(win_h, mode.h * 3 / 4);
-    }
+    SDL_Rect usable;
+    if (SDL_GetDisplayUsableBounds(0, &usable) == 0) window_initial_size(usable.w, usable.h, &win_w, &win_h);
     SDL_Window *win = SDL_CreateWindow("Transformer Tracer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, win_w, win_h,
                                        SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     Screen screen = {0};

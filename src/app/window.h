@@ -15,4 +15,9 @@ int window_run(const AppOptions *o);
 // in proportion above, so that at 1080 the smallest labels are 18 px (1.29).
 float window_display_fit(int display_height);
 
+// The size the window opens at on a screen whose usable area (without
+// panels and docks) is usable_w × usable_h: nine tenths of it, never more,
+// so it fits any screen; w and h stay as they are when the area is unknown.
+void window_initial_size(int usable_w, int usable_h, int *w, int *h);
+
 #endif
