@@ -335,6 +335,30 @@ static void test_missing_model_and_font(void **state) {
     gfx_free(g);
 }
 
+// A font file cut short in place while the program runs (the font was mapped
+// and this ended it with SIGBUS): text whose glyphs are not yet read is
+// drawn with what is left, or not at all, and nothing fails.
+static void test_font_cut_short(void **state) {
+    (void)state;
+    char dir[] = "font-cut-XXXXXX", copy[64];
+    assert_non_null(mkdtemp(dir));
+    snprintf(copy, sizeof copy, "%s/font.ttc", dir);
+    char *data;
+    size_t len;
+    Error err;
+    assert_int_equal(fio_read_all(font, (size_t)256 << 20, &data, &len, &err), 0);
+    assert_int_equal(fio_write_atomic(copy, data, len, &err), 0);
+    free(data);
+    Gfx *g = gfx_new(W, H, copy, &err);
+    if (!g) fail_msg("gfx_new: %s", err.msg);
+    assert_true(gfx_text(g, 10, 10, "the cat", 20, 0xff000000u, GFX_LEFT) > 0);
+    assert_int_equal(truncate(copy, 4096), 0);
+    gfx_text(g, 10, 40, "貓坐在墊子上 xyzQWZ", 40, 0xff000000u, GFX_LEFT);  // glyphs not read before
+    gfx_free(g);
+    assert_int_equal(unlink(copy), 0);
+    assert_int_equal(rmdir(dir), 0);
+}
+
 // Typing in the text box sends each key's SDL_KEYDOWN before its text, as
 // SDL does: the letters and digits typed must not act as shortcuts.
 static void test_typing_is_not_shortcuts(void **state) {
@@ -722,6 +746,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_settings_mouse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_set_model_and_decode, setup, teardown),
         cmocka_unit_test(test_teacher_forcing_window),
+        cmocka_unit_test(test_font_cut_short),
         cmocka_unit_test_setup_teardown(test_csv_quotes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shift_walk_stops, setup, teardown),
     };

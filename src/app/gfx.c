@@ -29,7 +29,7 @@ typedef struct {
 // is resized, SDL_ttf would measure every glyph again.
 #define WIDTH_CACHE 1024
 // The largest font file read: a collection with Chinese letters is about
-// 20 MB (Noto CJK .ttc); SDL_ttf reads from an int-sized buffer.
+// 20 MB (Noto CJK .ttc); a file far larger is no font of ours.
 #define FONT_MAX_BYTES ((size_t)256 << 20)
 
 typedef struct {
@@ -38,13 +38,27 @@ typedef struct {
     int w;
 } WidthEntry;
 
+// SDL_ttf reads a glyph in many small pieces: the font is read a block at a
+// time into a few blocks kept by their number (a system call per piece was
+// 2,400 reads for one export).
+#define FONT_BLOCK 16384
+#define FONT_BLOCKS 32
+
+typedef struct {
+    Sint64 index;  // which block of the file, or -1
+    size_t len;    // bytes held (less at the end of the file)
+    unsigned char data[FONT_BLOCK];
+} FontBlock;
+
 struct Gfx {
     SDL_Surface *surface;
     void *pixels;           // the canvas's own pixels (pg_alloc), or NULL
     size_t pixels_bytes;    // when drawing on a surface the caller owns (gfx_use_surface)
     float scale;
     char *font_path;
-    FioMap font_file;       // the font file, mapped: kept, as SDL_ttf reads glyphs from it
+    int font_fd;            // kept open: SDL_ttf reads glyphs as they are first drawn (font_read)
+    Sint64 font_bytes, font_at;  // its size, and where SDL_ttf's stream is
+    FontBlock *font_blocks;      // what was read of it lately (FONT_BLOCKS of them)
     TTF_Font *font;         // one object for every size, resized (font_for)
     int font_px;            // the size it is set to
     TextEntry cache[TEXT_CACHE];
@@ -86,13 +100,21 @@ Gfx *gfx_new(int w, int h, const char *font_path, Error *err) {
     }
     Gfx *g = calloc(1, sizeof *g);
     if (!g) goto oom;
+    g->font_fd = -1;
     g->scale = 1.0f;
     g->font_path = strdup(font_path);
-    if (!g->font_path) goto oom;
-    // fio_map refuses a FIFO, a device or a folder before opening it to read
+    g->font_blocks = malloc(FONT_BLOCKS * sizeof *g->font_blocks);
+    if (!g->font_path || !g->font_blocks) goto oom;
+    for (int i = 0; i < FONT_BLOCKS; i++) g->font_blocks[i].index = -1;
+    // fio_open refuses a FIFO, a device or a folder before opening it. Read,
+    // not mapped: a 20 MB collection of which a few glyphs are used, and a
+    // file cut short meanwhile gives missing glyphs, not a fault.
     Error ferr;
-    int rc = fio_map(font_path, FONT_MAX_BYTES, &g->font_file, &ferr);
-    if (rc == 0 && g->font_file.len == 0) rc = err_set(&ferr, "%s: is empty, not a font", font_path);
+    size_t font_bytes = 0;
+    g->font_fd = fio_open(font_path, FONT_MAX_BYTES, &font_bytes, &ferr);
+    g->font_bytes = (Sint64)font_bytes;
+    int rc = g->font_fd < 0 ? -1 : 0;
+    if (rc == 0 && font_bytes == 0) rc = err_set(&ferr, "%s: is empty, not a font", font_path);
     if (rc) {
         const char *env = getenv("TRANSFORMER_TRACER_FONT");
         if (env && strcmp(env, font_path) == 0) err_set(err, "TRANSFORMER_TRACER_FONT names %s", ferr.msg);
@@ -149,7 +171,8 @@ void gfx_free(Gfx *g) {
     cache_clear(g);
     widths_clear(g);
     if (g->font) TTF_CloseFont(g->font);
-    fio_unmap(&g->font_file);
+    if (g->font_fd >= 0) close(g->font_fd);
+    free(g->font_blocks);
     drop_surface(g);
     free(g->font_path);
     free(g);
@@ -277,9 +300,75 @@ void gfx_line(Gfx *g, float x0, float y0, float x1, float y1, float width, Color
 // window's first frame), where a resize costs microseconds. The glyphs
 // SDL_ttf drops on a resize are cheap to load again; rendered text and
 // widths are cached here by size anyway.
+// SDL_ttf reads the font through this stream, at the position kept here,
+// from the blocks of the file last read.
+static Sint64 font_size(SDL_RWops *rw) { return ((Gfx *)rw->hidden.unknown.data1)->font_bytes; }
+
+static Sint64 font_seek(SDL_RWops *rw, Sint64 offset, int whence) {
+    Gfx *g = rw->hidden.unknown.data1;
+    Sint64 at = whence == RW_SEEK_SET ? offset : whence == RW_SEEK_CUR ? g->font_at + offset : g->font_bytes + offset;
+    if (at < 0) return SDL_SetError("seek before the start of the font file");
+    return g->font_at = at;
+}
+
+// The block holding byte `at`, read if it is not held; NULL at the end of
+// the file or on a read error (a file cut short since: the glyph is missing).
+static const FontBlock *font_block(Gfx *g, Sint64 at) {
+    Sint64 index = at / FONT_BLOCK;
+    FontBlock *b = &g->font_blocks[index % FONT_BLOCKS];
+    if (b->index != index) {
+        b->index = -1;
+        size_t len = 0;
+        while (len < FONT_BLOCK) {
+            ssize_t r = pread(g->font_fd, b->data + len, FONT_BLOCK - len, (off_t)(index * FONT_BLOCK + (Sint64)len));
+            if (r <= 0) break;
+            len += (size_t)r;
+        }
+        b->index = index;
+        b->len = len;
+    }
+    Sint64 off = at - index * FONT_BLOCK;
+    return off < (Sint64)b->len ? b : NULL;
+}
+
+static size_t font_read(SDL_RWops *rw, void *ptr, size_t size, size_t n) {
+    Gfx *g = rw->hidden.unknown.data1;
+    if (size == 0 || n > SIZE_MAX / size) return 0;
+    size_t want = size * n, got = 0;
+    while (got < want) {
+        const FontBlock *b = font_block(g, g->font_at);
+        if (!b) break;
+        size_t off = (size_t)(g->font_at % FONT_BLOCK), take = b->len - off;
+        if (take > want - got) take = want - got;
+        memcpy((char *)ptr + got, b->data + off, take);
+        got += take;
+        g->font_at += (Sint64)take;
+    }
+    return got / size;
+}
+
+static size_t font_write(SDL_RWops *rw, const void *ptr, size_t size, size_t n) {
+    (void)rw, (void)ptr, (void)size, (void)n;
+    return 0;
+}
+
+static int font_close(SDL_RWops *rw) {
+    SDL_FreeRW(rw);  // the file itself stays open with the Gfx
+    return 0;
+}
+
 static TTF_Font *open_size(Gfx *g, int px) {
-    SDL_RWops *rw = SDL_RWFromConstMem(g->font_file.data, (int)g->font_file.len);
-    return rw ? TTF_OpenFontIndexRW(rw, 1, px, strstr(g->font_path, ".ttc") ? 3 : 0) : NULL;
+    SDL_RWops *rw = SDL_AllocRW();
+    if (!rw) return NULL;
+    rw->size = font_size;
+    rw->seek = font_seek;
+    rw->read = font_read;
+    rw->write = font_write;
+    rw->close = font_close;
+    rw->type = SDL_RWOPS_UNKNOWN;
+    rw->hidden.unknown.data1 = g;
+    g->font_at = 0;
+    return TTF_OpenFontIndexRW(rw, 1, px, strstr(g->font_path, ".ttc") ? 3 : 0);
 }
 
 static TTF_Font *font_for(Gfx *g, int px) {

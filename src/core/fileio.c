@@ -1,6 +1,3 @@
-// MAP_POPULATE is not in POSIX 2008.
-#define _DEFAULT_SOURCE
-
 #include "fileio.h"
 
 #include <assert.h>
@@ -13,7 +10,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -129,34 +125,9 @@ int fio_read_all(const char *path, size_t max_bytes, char **data, size_t *len, E
     return rc;
 }
 
-int fio_map(const char *path, size_t max_bytes, FioMap *m, Error *err) {
-    *m = (FioMap){0};
+int fio_open(const char *path, size_t max_bytes, size_t *size, Error *err) {
     int fd = -1;
-    size_t size = 0;
-    if (open_regular(path, max_bytes, &fd, &size, err)) return -1;
-    if (size > 0) {
-        // MAP_POPULATE: the whole file is about to be read, so map it in one go
-        void *p = mmap(NULL, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-        if (p != MAP_FAILED) {
-            close(fd);
-            *m = (FioMap){p, size, true};
-            return 0;
-        }
-    }
-    // empty, or not mappable: read it
-    char *data;
-    size_t len;
-    int rc = read_fd(fd, path, size, max_bytes, &data, &len, err);
-    close(fd);
-    if (rc) return -1;
-    *m = (FioMap){data, len, false};
-    return 0;
-}
-
-void fio_unmap(FioMap *m) {
-    if (m->mapped) munmap((void *)m->data, m->len);
-    else free((void *)m->data);
-    *m = (FioMap){0};
+    return open_regular(path, max_bytes, &fd, size, err) ? -1 : fd;
 }
 
 // The temporary files being written, for the signal handler to remove. A

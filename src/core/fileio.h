@@ -15,22 +15,12 @@
 // folder) and files larger than max_bytes. Returns 0 or -1 with err set.
 int fio_read_all(const char *path, size_t max_bytes, char **data, size_t *len, Error *err);
 
-// A whole file mapped read-only, or read into memory where it cannot be
-// mapped (an empty file): for large files that are only read, with no copy
-// and no fresh buffer to fault in page by page. Not NUL-terminated. Files
-// here are replaced by rename (fio_atomic_*), which leaves a mapping intact;
-// a file truncated in place while mapped would fault on access (SIGBUS), so
-// what may be cut short while in use (a model being copied) is read instead.
-typedef struct {
-    const char *data;
-    size_t len;
-    bool mapped;
-} FioMap;
-
-// Maps path (at most max_bytes). Returns 0 or -1 with err set, as fio_read_all.
-int fio_map(const char *path, size_t max_bytes, FioMap *m, Error *err);
-// Unmaps or frees; m is zeroed. Safe on a zeroed FioMap.
-void fio_unmap(FioMap *m);
+// Opens a regular file to read it piece by piece (a font, read glyph by
+// glyph): refused, before opening, as fio_read_all refuses. Read rather than
+// mapped, so that a file cut short while in use gives short reads, not a
+// fault. *size is its size when opened. Returns a file descriptor to read
+// (pread) and close, or -1 with err set.
+int fio_open(const char *path, size_t max_bytes, size_t *size, Error *err);
 
 typedef struct {
     FILE *fp;            // write here
