@@ -84,6 +84,9 @@ static const Json *get(const Json *j, const char *key) {
 }
 
 static double maxdiff_seen[8];
+
+// The k-th of a step's rows × cols values in row-major order, read through the trace's interface.
+static float value_at(const Step *s, size_t k) { return trace_row(s, (int)(k / (size_t)s->cols))[k % (size_t)s->cols]; }
 enum { D_ATTN, D_PROB, D_LOGIT, D_HIDDEN, D_LOSS };
 
 // Compares a step's data with a reference array; tol is absolute, or relative
@@ -98,7 +101,7 @@ static void compare(const Trace *t, const char *stage, int head, int dstep, cons
     if (n != (size_t)s->rows * s->cols) fail_msg("%s: expected: %zu values, got: %d×%d", stage, n, s->rows, s->cols);
     double scale = 0.0, maxdiff = 0.0;
     for (size_t k = 0; k < n; k++) scale = fmax(scale, fabs(w[k]));
-    for (size_t k = 0; k < n; k++) maxdiff = fmax(maxdiff, fabs(s->data[k] - w[k]));
+    for (size_t k = 0; k < n; k++) maxdiff = fmax(maxdiff, fabs(value_at(s, k) - w[k]));
     double limit = relative ? tol * fmax(scale, 1e-30) : tol;
     if (maxdiff > maxdiff_seen[kind]) maxdiff_seen[kind] = maxdiff;
     if (!(maxdiff <= limit))
@@ -210,7 +213,7 @@ static void check_attention_rows(const Trace *t) {
         for (int r = 0; r < s->rows; r++) {
             double sum = 0.0;
             for (int k = 0; k < s->cols; k++) {
-                float v = s->data[r * s->cols + k];
+                float v = trace_row(s, r)[k];
                 if (causal && k > r && v != 0.0f)
                     fail_msg("%s head %d step %d [%d][%d]: masked weight expected: exactly 0, got: %g", trace_stage_id(s, id, sizeof id),
                              s->head, s->dstep, r, k, (double)v);
@@ -235,8 +238,8 @@ static void test_attention_rows_sum_to_one(void **state) {
         // masked scores hold -inf above the diagonal
         const Step *s = trace_step(t, trace_find(t, "dec.L1.self_attn.masked_scores", 1, 3));
         assert_non_null(s);
-        assert_true(isinf(s->data[0 * 3 + 1]) && s->data[1] < 0);
-        assert_true(isfinite(s->data[1 * 3 + 1]));
+        assert_true(isinf(trace_row(s, 0)[1]) && trace_row(s, 0)[1] < 0);
+        assert_true(isfinite(trace_row(s, 1)[1]));
         trace_free(t);
     }
     voc_tokens_deinit(&tok);
@@ -276,9 +279,10 @@ static int next_step(const Trace *t, int i, const char *skip) {
     return i;
 }
 
-// Greedy decoding computes only the new row of each pass and copies the rest
-// from the previous step; beam search with width 1 makes the same choices but
-// runs every pass whole. Every recorded value must be the same, with and
+// Greedy decoding computes only the new row of each pass and shares the rest
+// with the previous step's storage; beam search with width 1 makes the same
+// choices but runs every pass whole. Every value read through the interface
+// (trace_row, and a step copied out as one block) must be the same, with and
 // without a padded source (whose cross-attention has masked scores).
 static void test_incremental_greedy_equals_full_passes(void **state) {
     (void)state;
@@ -304,18 +308,30 @@ static void test_incremental_greedy_equals_full_passes(void **state) {
                          y->head, y->dstep, y->rows, y->cols, x->name, x->head, x->dstep, x->rows, x->cols);
             int differ = 0;
             double maxdiff = 0.0;
-            for (int k = 0; k < x->rows * x->cols; k++)
-                if (!(x->data[k] == y->data[k])) {
+            for (size_t k = 0; k < (size_t)x->rows * x->cols; k++)
+                if (!(value_at(x, k) == value_at(y, k))) {
                     differ++;
-                    maxdiff = fmax(maxdiff, fabs((double)x->data[k] - y->data[k]));
+                    maxdiff = fmax(maxdiff, fabs((double)value_at(x, k) - value_at(y, k)));
                 }
             if (differ)
                 fail_msg("%s: %s head %d step %d: %d values differ from the full pass, maxdiff %.3g", sentences[s / 2],
                          trace_stage_id(x, id, sizeof id), x->head, x->dstep, differ, maxdiff);
+            float *block = malloc(((size_t)x->rows * x->cols + 1) * sizeof *block);
+            assert_non_null(block);
+            trace_copy_values(x, block);
+            for (size_t k = 0; k < (size_t)x->rows * x->cols; k++)
+                if (!(block[k] == value_at(y, k)))
+                    fail_msg("%s: %s head %d step %d: value %zu copied out expected: %g, got: %g", sentences[s / 2],
+                             trace_stage_id(x, id, sizeof id), x->head, x->dstep, k, (double)value_at(y, k), (double)block[k]);
+            free(block);
             if (x->dstep > last_dstep) last_dstep = x->dstep;
         }
         if (i != trace_count(g) || j != trace_count(b))
             fail_msg("%s: one trace ends early: greedy at step %d of %d, beam at %d of %d", sentences[s / 2], i, trace_count(g), j, trace_count(b));
+        // each decoder row is stored once: ten chained passes take less room than ten whole ones
+        if (!(trace_bytes(g) < trace_bytes(b)))
+            fail_msg("%s: greedy's trace expected: smaller than the whole passes' %zu bytes, got: %zu", sentences[s / 2], trace_bytes(b),
+                     trace_bytes(g));
         trace_free(g);
         trace_free(b);
         voc_tokens_deinit(&tok);
@@ -340,7 +356,7 @@ static void expect_pads_unseen(const Trace *t, int n, int len) {
         assert_string_equal(s->col_labels[len - 1], "<pad>");
         for (int r = 0; r < s->rows; r++)
             for (int k = 0; k < s->cols; k++) {
-                float v = s->data[(size_t)r * s->cols + k];
+                float v = trace_row(s, r)[k];
                 if (k >= n && (weights ? v != 0.0f : v != -INFINITY))
                     fail_msg("%s head %d step %d [%d][%d]: pad column expected: %s, got: %g", trace_stage_id(s, id, sizeof id), s->head,
                              s->dstep, r, k, weights ? "exactly 0" : "-inf", (double)v);
@@ -379,7 +395,7 @@ static double expect_rows_equal(const Trace *want, const Trace *got, const char 
     const Step *a = trace_step(want, i), *b = trace_step(got, j);
     assert_int_equal(a->cols, b->cols);
     double maxdiff = 0.0;
-    for (int k = 0; k < rows * a->cols; k++) maxdiff = fmax(maxdiff, fabs((double)a->data[k] - b->data[k]));
+    for (size_t k = 0; k < (size_t)rows * a->cols; k++) maxdiff = fmax(maxdiff, fabs((double)value_at(a, k) - value_at(b, k)));
     if (!(maxdiff <= tol)) fail_msg("%s: %s head %d step %d: maxdiff %.3g, tolerance %.3g", what, stage, head, dstep, maxdiff, tol);
     return maxdiff;
 }

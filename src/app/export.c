@@ -30,7 +30,7 @@ int exp_write_csv(const Step *s, const char *path, Error *err) {
     for (int r = 0; r < s->rows; r++) {
         if (s->row_labels) csv_label(af.fp, s->row_labels[r]);
         else fprintf(af.fp, "%d", r);
-        for (int c = 0; c < s->cols; c++) fprintf(af.fp, ",%.9g", (double)s->data[r * s->cols + c]);
+        for (int c = 0; c < s->cols; c++) fprintf(af.fp, ",%.9g", (double)trace_row(s, r)[c]);
         fputc('\n', af.fp);
     }
     return fio_atomic_commit(&af, err);

@@ -30,10 +30,10 @@ void status_append(StatusLine *s, const char *fmt, ...) {
 
 void status_cell(StatusLine *s, const Step *step, int r, int c, Lang lang) {
     double sum = 0.0;
-    for (int k = 0; k < step->cols; k++) sum += isfinite(step->data[r * step->cols + k]) ? step->data[r * step->cols + k] : 0.0;
+    for (int k = 0; k < step->cols; k++) sum += isfinite(trace_row(step, r)[k]) ? trace_row(step, r)[k] : 0.0;
     char rl[64], cl[64];
     snprintf(rl, sizeof rl, "%s", step->row_labels ? step->row_labels[r] : "");
     snprintf(cl, sizeof cl, "%s", step->col_labels ? step->col_labels[c] : "");
     // numbered from 1, as the lessons count rows and columns
-    status_set(s, i18n(lang, S_HOVER), r + 1, rl, c + 1, cl, (double)step->data[r * step->cols + c], sum);
+    status_set(s, i18n(lang, S_HOVER), r + 1, rl, c + 1, cl, (double)trace_row(step, r)[c], sum);
 }

@@ -112,7 +112,7 @@ void bar_view_probs(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
     const Step *choice = view_find_kind(vs->trace, STAGE_KIND_CHOICE, s->dstep);
     int V = s->cols, chosen = choice ? (int)choice->data[0] : -1;
     float u = choice ? choice->data[2] : -1.0f;
-    const float *p = s->data + (size_t)(s->rows - 1) * V;
+    const float *p = trace_row(s, s->rows - 1);
     bool sampled = s->stage->block == STAGE_BLOCK_CHOICE;  // the draw, not the model's probabilities
     TraceRanked *r = malloc((size_t)V * sizeof *r);
     if (!r) {

@@ -17,8 +17,8 @@ typedef struct {
     int path[BEAM_STEPS_MAX + 1];          // [d]: the row of step d on the output's path, or -1
 } BeamSteps;
 
-static int beam_parent(const Step *s, int r) { return s->cols >= 4 ? (int)s->data[r * s->cols + 3] : -1; }
-static bool beam_kept(const Step *s, int r) { return s->data[r * s->cols + 2] > 0.5f; }
+static int beam_parent(const Step *s, int r) { return s->cols >= 4 ? (int)trace_row(s, r)[3] : -1; }
+static bool beam_kept(const Step *s, int r) { return trace_row(s, r)[2] > 0.5f; }
 
 static void beam_steps(const Trace *tr, BeamSteps *b) {
     memset(b, 0, sizeof *b);
@@ -64,9 +64,9 @@ static void draw_beam_table(Gfx *g, SDL_Rect area, const ViewState *vs, const St
         Color c = r == path_row ? t->chosen : kept ? t->text : t->text_dim;
         if (kept) gfx_fill(g, (SDL_Rect){area.x, y, gfx_px(g, 4), lh}, r == path_row ? t->chosen : t->accent);
         gfx_text_fit_end(g, label_x, y, label_w, s->row_labels[r], px, c, GFX_LEFT);  // the end: the token this row adds
-        snprintf(buf, sizeof buf, "%.3f", (double)s->data[r * s->cols]);
+        snprintf(buf, sizeof buf, "%.3f", (double)trace_row(s, r)[0]);
         gfx_text(g, logp_x + num_w, y, buf, px, c, GFX_RIGHT);
-        snprintf(buf, sizeof buf, "%.3f", (double)s->data[r * s->cols + 1]);
+        snprintf(buf, sizeof buf, "%.3f", (double)trace_row(s, r)[1]);
         gfx_text(g, score_x + num_w, y, buf, px, c, GFX_RIGHT);
         gfx_text(g, flag_x, y, i18n(vs->lang, kept ? S_V_BEAM_KEPT : S_V_BEAM_PRUNED), px, c, GFX_LEFT);
         if (view_row_highlighted(vs, r)) view_outline_row(g, vs, (SDL_Rect){area.x, y, area.w, lh});
@@ -223,7 +223,7 @@ static void draw_beam_tree(Gfx *g, SDL_Rect area, const ViewState *vs, const Bea
         }
         gfx_text(g, x + pad, y, tok, px, text, GFX_LEFT);
         if (!i) continue;
-        snprintf(buf, sizeof buf, "%.2f", (double)b->step[nd->d]->data[nd->r * b->step[nd->d]->cols + 1]);
+        snprintf(buf, sizeof buf, "%.2f", (double)trace_row(b->step[nd->d], nd->r)[1]);
         gfx_text(g, x + box_w[i] + pad / 2, y, buf, px, nd->path ? t->chosen : nd->kept ? t->text_dim : view_with_alpha(t->text_dim, 0.6f), GFX_LEFT);
     }
     // legend: the path, a kept branch, a pruned one

@@ -59,14 +59,16 @@ static int add_averages(ViewData *d, const Model *m, const Trace *t, int step, E
     for (int i = 0; i < d->n_steps; i++) {
         if (!averaged(t, i, step) || !group_heads(t, i, h, at)) continue;
         const Step *s = trace_step(t, i);
-        for (int k = 0; k < s->rows * s->cols; k++) {
-            float sum = 0.0f;
-            for (int j = 0; j < h; j++) sum += trace_step(t, at[j])->data[k];
-            v[k] = sum / (float)h;
-        }
+        for (int r = 0; r < s->rows; r++)
+            for (int k = 0; k < s->cols; k++) {
+                float sum = 0.0f;
+                for (int j = 0; j < h; j++) sum += trace_row(trace_step(t, at[j]), r)[k];
+                v[(size_t)r * s->cols + k] = sum / (float)h;
+            }
         *avg = *s;
         avg->head = 0;
         avg->data = v;
+        avg->stride = s->cols;
         for (int j = 0; j < h; j++) d->average_of[at[j]] = avg;
         v += (size_t)s->rows * (size_t)s->cols;
         avg++;

@@ -22,10 +22,12 @@ static void value_range(const Step *s, float *lo, float *hi) {
     }
     *lo = INFINITY;
     *hi = -INFINITY;
-    for (int i = 0; i < s->rows * s->cols; i++)
-        if (isfinite(s->data[i])) {
-            *lo = fminf(*lo, s->data[i]);
-            *hi = fmaxf(*hi, s->data[i]);
+    for (int r = 0; r < s->rows; r++)
+        for (int c = 0; c < s->cols; c++) {
+            float v = trace_row(s, r)[c];
+            if (!isfinite(v)) continue;
+            *lo = fminf(*lo, v);
+            *hi = fmaxf(*hi, v);
         }
     if (!(*lo <= *hi)) *lo = *hi = 0.0f;
     if (*hi - *lo < 1e-6f) *hi = *lo + 1e-6f;
@@ -178,8 +180,8 @@ static void draw_some_col_labels(Gfx *g, const HeatLayout *L, const ViewState *v
     for (int r = 0; r < s->rows && n_best < MOST_ROWS; r++) {
         int b = -1;
         for (int c = 0; c < s->cols; c++) {
-            float v = s->data[r * s->cols + c];
-            if (isfinite(v) && (b < 0 || v > s->data[r * s->cols + b])) b = c;
+            float v = trace_row(s, r)[c];
+            if (isfinite(v) && (b < 0 || v > trace_row(s, r)[b])) b = c;
         }
         if (b >= 0) best[n_best++] = b;
     }
@@ -237,7 +239,7 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
             gfx_text(g, L.label_x - gfx_px(g, 4), y + (L.cell_h - lh) / 2, label, L.small_px, col, GFX_RIGHT);
         }
         for (int c = 0; c < s->cols; c++) {
-            float v = s->data[r * s->cols + c];
+            float v = trace_row(s, r)[c];
             SDL_Rect cell = {L.grid.x + c * L.cell_w, y, L.cell_w, L.cell_h};
             bool masked = isinf(v) || causal_masked(s, r, c);
             Color fill = masked ? t->masked : cmap_color(vs->cmap, (v - L.lo) / (L.hi - L.lo));
@@ -267,7 +269,7 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
     for (int k = 0; gold && k < gold->n_links; k++) {  // a gold ring, edged to show on any cell colour
         int r, c;
         if (!view_gold_cell(vs, s, gold, k, &r, &c)) continue;
-        float v = s->data[r * s->cols + c], half = 0.5f * (float)(L.cell_w < L.cell_h ? L.cell_w : L.cell_h), radius = 0.72f * half;
+        float v = trace_row(s, r)[c], half = 0.5f * (float)(L.cell_w < L.cell_h ? L.cell_w : L.cell_h), radius = 0.72f * half;
         float cx = (float)L.grid.x + ((float)c + 0.5f) * (float)L.cell_w, cy = (float)L.grid.y + ((float)r + 0.5f) * (float)L.cell_h;
         float width = fmaxf(2.0f, radius / 8.0f), edge = 2.0f * gfx_scale(g);
         Color under = theme_text_on(cmap_color(vs->cmap, (v - L.lo) / (L.hi - L.lo)));
@@ -292,7 +294,7 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
         int rows = s->rows < 256 ? s->rows : 256;
         for (int r = 0; r < rows; r++) {
             double sq = 0.0;
-            for (int c = 0; c < s->cols; c++) sq += (double)s->data[r * s->cols + c] * s->data[r * s->cols + c];
+            for (int c = 0; c < s->cols; c++) sq += (double)trace_row(s, r)[c] * trace_row(s, r)[c];
             norm[r] = (float)sqrt(sq);
             mx = fmaxf(mx, norm[r]);
         }

@@ -70,7 +70,7 @@ void lines_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const
     float scale = gfx_scale(g);
     for (int r = 0; r < s->rows; r++)
         for (int c = 0; c < s->cols; c++) {
-            float w = s->data[r * s->cols + c];
+            float w = trace_row(s, r)[c];
             if (!(w >= LINE_MIN_WEIGHT)) continue;  // faint, masked or NaN
             float alpha = 0.15f + 0.85f * w;
             if (focus && r != vs->hover_row) alpha *= 0.2f;
@@ -105,7 +105,7 @@ bool lines_hit(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, bool h
         if (dy < 0 || i >= n) return false;
         int best = 0;
         for (int j = 1; j < (key ? s->rows : s->cols); j++)
-            if (key ? s->data[j * s->cols + i] > s->data[best * s->cols + i] : s->data[i * s->cols + j] > s->data[i * s->cols + best]) best = j;
+            if (key ? trace_row(s, j)[i] > trace_row(s, best)[i] : trace_row(s, i)[j] > trace_row(s, i)[best]) best = j;
         *row = key ? best : i;
         *col = key ? i : best;
         return true;
@@ -114,7 +114,7 @@ bool lines_hit(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, bool h
     bool hit = false;
     for (int r = 0; r < s->rows; r++)
         for (int c = 0; c < s->cols; c++) {
-            if (!(s->data[r * s->cols + c] >= LINE_MIN_WEIGHT)) continue;
+            if (!(trace_row(s, r)[c] >= LINE_MIN_WEIGHT)) continue;
             float d = point_segment_distance((float)x, (float)y, (float)L.key_x, (float)(L.key_y + c * L.row_h), (float)L.query_x,
                                              (float)(L.query_y + r * L.row_h));
             if (d < nearest) {

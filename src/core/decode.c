@@ -119,6 +119,7 @@ static int run_stepwise(Ctx *c, Seq mem) {
     rng_init(&rng, tr->opt.seed);
     seq[0] = voc_bos(m->tgt);
     int prev_pass = -1;  // first step of the previous decoder pass
+    c->chain_cap = tr->opt.max_steps;
     for (int t = 1; t <= tr->opt.max_steps; t++) {
         c->dstep = t;
         // each step's input extends the previous one's by one token: incremental

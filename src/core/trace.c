@@ -70,8 +70,14 @@ static Size plan(const Model *m, size_t n, const DecodeOptions *o) {
         s.floats += 2 * len * V + len;
         s.labels += len;
     } else {
+        // greedy and sampling: each pass extends the one before in place, so
+        // the floats are those of the longest pass; beam search stores each
+        bool chained = o->mode != DECODE_BEAM;
+        if (chained) s.floats += decoder_pass_size(c, T, n, padded).floats;
         for (size_t t = 1; t <= T; t++) {
-            size_add(&s, decoder_pass_size(c, t, n, padded));
+            Size pass = decoder_pass_size(c, t, n, padded);
+            if (chained) pass.floats = 0;
+            size_add(&s, pass);
             s.steps += 5;
             s.floats += 3 * V + top + 3;
             s.labels += top + 2;
@@ -92,13 +98,6 @@ static Size plan(const Model *m, size_t n, const DecodeOptions *o) {
 
 // ---- recording -------------------------------------------------------------
 
-// Copies a step of the previous decoder pass into the top left of its grown
-// layout: row r of prev becomes the first prev->cols values of row r.
-static void copy_prev_rows(float *data, int cols, const Step *prev) {
-    for (int r = 0; r < prev->rows; r++)
-        memcpy(data + (size_t)r * cols, prev->data + (size_t)r * prev->cols, (size_t)prev->cols * sizeof *data);
-}
-
 // The stage row of a step's name. The names are the call sites' string
 // literals, so a table keyed by their address finds each row in the stage
 // table once per run, not at every step (stage_find compares strings).
@@ -115,33 +114,50 @@ static const StageInfo *stage_of(Ctx *c, const char *name) {
     return stage_find(name);
 }
 
+// Room along one axis of a step: a chain's first pass leaves room for the
+// longest pass along the axes of the decoder's length.
+static int room(const Ctx *c, int len, const char *sym) {
+    return c->grow_cap > 0 && !strcmp(sym, "m") ? c->grow_cap : len;
+}
+
 float *trace_emit(Ctx *c, Step tpl) {
-    size_t count = (size_t)tpl.rows * (size_t)tpl.cols;
     if (!c->record) {
+        size_t count = (size_t)tpl.rows * (size_t)tpl.cols;
         assert(c->n_scratch + count <= c->cap_scratch && "scratch plan too small");
         float *p = c->scratch + c->n_scratch;
         c->n_scratch += count;
+        c->last_stride = tpl.cols;
         return p;
     }
     Trace *tr = c->tr;
     assert(tr->n_steps < tr->cap_steps && "trace plan too small (steps)");
-    assert(tr->n_floats + count <= tr->cap_floats && "trace plan too small (floats)");
     tpl.layer = c->layer;
     tpl.head = c->head;
     tpl.dstep = c->dstep;
     tpl.stage = stage_of(c, tpl.name);
     assert(tpl.stage && "a stage missing from the stage table (stage.c)");
     tpl.kind = tpl.stage->kind;
-    tpl.data = tr->floats + tr->n_floats;
-    tr->n_floats += count;
+    int shares = -1;
     if (c->first_row > 0) {
-        // the k-th step of this pass is the k-th of the previous pass, one position longer
-        const Step *prev = &tr->steps[c->prev_step++];
+        // the k-th step of this pass is the k-th of the previous pass, one position longer, in the same storage
+        shares = c->prev_step++;
+        const Step *prev = &tr->steps[shares];
         assert(prev->stage == tpl.stage && prev->layer == tpl.layer && prev->head == tpl.head &&
                "incremental pass out of step with the previous pass");
-        assert(prev->rows <= tpl.rows && prev->cols <= tpl.cols);
-        copy_prev_rows(tpl.data, tpl.cols, prev);
+        assert(prev->rows <= tpl.rows && prev->cols <= tpl.cols && tpl.cols <= prev->stride);
+        assert((tpl.rows == prev->rows || !strcmp(tpl.sym_rows, "m")) && (tpl.cols == prev->cols || !strcmp(tpl.sym_cols, "m")) &&
+               "a step grows along an axis that has no room");
+        tpl.data = prev->data;
+        tpl.stride = prev->stride;
+    } else {
+        size_t rows = (size_t)room(c, tpl.rows, tpl.sym_rows), stride = (size_t)room(c, tpl.cols, tpl.sym_cols);
+        assert(tr->n_floats + rows * stride <= tr->cap_floats && "trace plan too small (floats)");
+        tpl.data = tr->floats + tr->n_floats;
+        tpl.stride = (int)stride;
+        tr->n_floats += rows * stride;
     }
+    c->last_stride = tpl.stride;
+    tr->shares[tr->n_steps] = shares;
     tr->steps[tr->n_steps++] = tpl;
     return tpl.data;
 }
@@ -178,25 +194,27 @@ static const AttnNames dec_cross = {"dec.cross_attn.q", "dec.cross_attn.k", "dec
                                     "dec.cross_attn.masked_scores", "dec.cross_attn.weights", "dec.cross_attn.head_out",
                                     "dec.cross_attn.concat", "dec.cross_attn.out_proj"};
 
-// out = scores + mask + key_mask in rows [i0, i1) and columns [j0, nk); mask
-// (rows × nk) and key_mask (one row of nk, added to every row) may be NULL.
-static void add_masks(float *out, const float *scores, const float *mask, const float *key_mask, int nk, int i0, int i1, int j0) {
+// out = scores + mask + key_mask in rows [i0, i1) and columns [j0, nk); out
+// and scores have row stride ss, mask ms. mask (rows × nk) and key_mask (one
+// row of nk, added to every row) may be NULL.
+static void add_masks(float *out, const float *scores, int ss, const float *mask, int ms, const float *key_mask, int nk, int i0,
+                      int i1, int j0) {
     for (int i = i0; i < i1; i++)
         for (int j = j0; j < nk; j++) {
-            size_t at = (size_t)i * nk + j;
-            out[at] = scores[at] + (mask ? mask[at] : 0.0f) + (key_mask ? key_mask[j] : 0.0f);
+            size_t at = (size_t)i * ss + j;
+            out[at] = scores[at] + (mask ? mask[(size_t)i * ms + j] : 0.0f) + (key_mask ? key_mask[j] : 0.0f);
         }
 }
 
 // Multi-head attention of q over kv (rows: queries, columns: keys); mask (the
-// look-ahead mask, q.len × kv.len) and key_mask (the key padding mask, one row
+// look-ahead mask, q.len × kv.len, row stride mask_stride) and key_mask (the key padding mask, one row
 // of kv.len) are added to the scores when given. kv_proj, when given, holds
 // kv's K and V projections (2 × kv.len × E), made once per run. Query rows
 // below c->first_row are the previous pass's (see trace_emit); only the later rows
 // are computed, and the old rows' scores against keys new in this pass.
 // Returns the output projection (q.len × E).
-static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q, Seq kv, const float *mask, const float *key_mask,
-                        const float *kv_proj) {
+static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q, Seq kv, const float *mask, int mask_stride,
+                        const float *key_mask, const float *kv_proj) {
     const Config *cfg = &c->m->cfg;
     int E = cfg->d_model, H = cfg->nhead, dk = E / H;
     int r0 = c->first_row, nk = kv.len;
@@ -240,38 +258,42 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
         op_slice_cols(qh + (size_t)r0 * dk, Q + (size_t)r0 * E, new_q, E, h * dk, dk);
         op_slice_cols(kh + (size_t)k0 * dk, K + (size_t)k0 * E, new_k, E, h * dk, dk);
         op_slice_cols(vh + (size_t)k0 * dk, V + (size_t)k0 * E, new_k, E, h * dk, dk);
+        // scores, masked scores and weights share one row stride ss (room for later keys in a chain)
         float *scores = trace_emit(c, (Step){.name = nm->scores, .rows = q.len, .cols = nk, .sym_rows = q.sym,
                                        .sym_cols = kv.sym, .formula = "Q_h·K_hᵀ / √d_k", .row_labels = q.labels, .col_labels = kv.labels});
-        op_matmul_nt(scores + (size_t)r0 * nk, qh + (size_t)r0 * dk, kh, new_q, dk, nk, scale);
+        size_t ss = (size_t)c->last_stride;
+        for (int i = r0; i < q.len; i++) op_matmul_nt(scores + i * ss, qh + (size_t)i * dk, kh, 1, dk, nk, scale);
         // the old rows against the new keys: masked below, but the raw scores show them
         for (int i = 0; i < r0; i++)
-            op_matmul_nt(scores + (size_t)i * nk + k0, qh + (size_t)i * dk, kh + (size_t)k0 * dk, 1, dk, new_k, scale);
+            op_matmul_nt(scores + i * ss + k0, qh + (size_t)i * dk, kh + (size_t)k0 * dk, 1, dk, new_k, scale);
         const float *to_softmax = scores;
         if (masks) {
             assert(nm->masked);
             float *masked = trace_emit(c, (Step){.name = nm->masked, .rows = q.len, .cols = nk, .sym_rows = q.sym,
                                            .sym_cols = kv.sym, .formula = masked_formulas[masks], .row_labels = q.labels,
                                            .col_labels = kv.labels});
+            assert((size_t)c->last_stride == ss);
             // the new rows against every key, then the old rows against the new keys
-            add_masks(masked, scores, mask, key_mask, nk, r0, q.len, 0);
-            add_masks(masked, scores, mask, key_mask, nk, 0, r0, k0);
+            add_masks(masked, scores, (int)ss, mask, mask_stride, key_mask, nk, r0, q.len, 0);
+            add_masks(masked, scores, (int)ss, mask, mask_stride, key_mask, nk, 0, r0, k0);
             to_softmax = masked;
         }
         // masked keys get weight exactly 0: exp(−∞) is 0
         float *weights = trace_emit(c, (Step){.name = nm->weights, .rows = q.len, .cols = nk, .sym_rows = q.sym,
                                         .sym_cols = kv.sym, .formula = weights_formulas[masks], .row_labels = q.labels,
                                         .col_labels = kv.labels});
-        op_softmax_rows(weights + (size_t)r0 * nk, to_softmax + (size_t)r0 * nk, new_q, nk);
+        assert((size_t)c->last_stride == ss);
+        for (int i = r0; i < q.len; i++) op_softmax_rows(weights + i * ss, to_softmax + i * ss, 1, nk);
         // the old rows' weights (and head outputs) hold because the mask hides the new keys: exp(−∞) is exactly 0
         for (int i = 0; i < r0; i++)
             for (int j = k0; j < nk; j++) {
                 // NaN is a score that overflowed (huge weights): trace_run refuses the trace below
-                assert(!(to_softmax[(size_t)i * nk + j] > -INFINITY) && "an old row sees a new key");
-                weights[(size_t)i * nk + j] = 0.0f;
+                assert(!(to_softmax[i * ss + j] > -INFINITY) && "an old row sees a new key");
+                weights[i * ss + j] = 0.0f;
             }
         heads[h] = trace_emit(c, (Step){.name = nm->head_out, .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
                                   .formula = "head_h = A_h·V_h", .row_labels = q.labels});
-        op_matmul_nn(heads[h] + (size_t)r0 * dk, weights + (size_t)r0 * nk, vh, new_q, nk, dk);
+        for (int i = r0; i < q.len; i++) op_matmul_nn(heads[h] + (size_t)i * dk, weights + i * ss, vh, 1, nk, dk);
     }
     c->head = 0;
     concat = trace_emit(c, (Step){.name = nm->concat, .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
@@ -366,7 +388,7 @@ static float *encode(Ctx *c, const int *ids, int n, int n_real, const char *cons
         const EncLayer *L = &m->w.enc[l];
         c->layer = l + 1;
         // the pads are queries too, as in PyTorch; only as keys are they hidden
-        float *att = attention(c, &L->self_attn, &enc_self, x, x, NULL, c->key_padding_mask, NULL);
+        float *att = attention(c, &L->self_attn, &enc_self, x, x, NULL, 0, c->key_padding_mask, NULL);
         x.x = add_norm(c, "enc.residual1", "enc.norm1", "x + MultiHeadAttention(x)", x, att, L->norm1_w, L->norm1_b);
         float *f = ffn(c, "enc.ffn.hidden", "enc.ffn.out", x, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b);
         x.x = add_norm(c, "enc.residual2", "enc.norm2", "x + FFN(x)", x, f, L->norm2_w, L->norm2_b);
@@ -400,32 +422,36 @@ static void project_memory(Ctx *c, Seq mem) {
 float *trace_decoder_pass(Ctx *c, const int *ids, int t, const char *sym, Seq mem, int prev_pass) {
     const Model *m = c->m;
     int E = m->cfg.d_model;
-    assert(prev_pass < 0 || (c->record && t > 1));
+    assert(prev_pass < 0 || (c->record && t > 1 && t <= c->chain_cap));
     c->first_row = prev_pass >= 0 ? t - 1 : 0;
     c->prev_step = prev_pass;
+    c->grow_cap = prev_pass < 0 && c->record ? c->chain_cap : 0;
     const char *const *labels = trace_token_labels(c, m->tgt, ids, t);
     record_tokens(c, false, ids, t, labels, sym);
     Seq x = {embed(c, false, ids, t, labels, sym), t, labels, sym};
     float *mask = trace_emit(c, (Step){.name = "dec.look_ahead_mask", .rows = t, .cols = t, .sym_rows = sym, .sym_cols = sym,
                                  .formula = "M[i][j] = 0 if j ≤ i, −∞ if j > i", .row_labels = labels, .col_labels = labels});
-    op_look_ahead_mask(mask, t);
+    int ms = c->last_stride, r0 = c->first_row;
+    // the new row, and the old rows' new column: 0 on and below the diagonal, −∞ above (op_look_ahead_mask)
+    for (int i = 0; i < t; i++)
+        for (int j = i < r0 ? r0 : 0; j < t; j++) mask[(size_t)i * ms + j] = j > i ? -INFINITY : 0.0f;
     for (int l = 0; l < m->cfg.n_dec; l++) {
         const DecLayer *L = &m->w.dec[l];
         c->layer = l + 1;
-        float *att = attention(c, &L->self_attn, &dec_self, x, x, mask, NULL, NULL);
+        float *att = attention(c, &L->self_attn, &dec_self, x, x, mask, ms, NULL, NULL);
         x.x = add_norm(c, "dec.residual1", "dec.norm1", "x + MaskedMultiHeadAttention(x)", x, att, L->norm1_w, L->norm1_b);
         const float *mem_kv = c->cross_kv + (size_t)l * 2 * mem.len * E;
-        float *cross = attention(c, &L->cross_attn, &dec_cross, x, mem, NULL, c->key_padding_mask, mem_kv);
+        float *cross = attention(c, &L->cross_attn, &dec_cross, x, mem, NULL, 0, c->key_padding_mask, mem_kv);
         x.x = add_norm(c, "dec.residual2", "dec.norm2", "x + CrossAttention(x, memory)", x, cross, L->norm2_w, L->norm2_b);
         float *f = ffn(c, "dec.ffn.hidden", "dec.ffn.out", x, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b);
         x.x = add_norm(c, "dec.residual3", "dec.norm3", "x + FFN(x)", x, f, L->norm3_w, L->norm3_b);
     }
     c->layer = 0;
-    int r0 = c->first_row;
     float *out = trace_emit(c, (Step){.name = "dec.output", .rows = t, .cols = E, .sym_rows = sym, .sym_cols = "d_model",
                                 .formula = "LayerNorm(decoder stack output)", .row_labels = labels});
     op_layernorm(out + (size_t)r0 * E, x.x + (size_t)r0 * E, m->w.dec_norm_w, m->w.dec_norm_b, t - r0, E, m->cfg.eps);
     c->first_row = 0;
+    c->grow_cap = 0;
     return out;
 }
 
@@ -443,6 +469,17 @@ float *trace_predict(Ctx *c, const float *h, int rows, const char *sym, const ch
     return logits;
 }
 
+// Whether a step holds a NaN; of a step that shares an earlier one's rows,
+// only the values new to it are looked at, so each value is looked at once.
+static bool has_nan(const Step *s, const Step *earlier) {
+    for (int r = 0; r < s->rows; r++) {
+        const float *row = trace_row(s, r);
+        for (int k = earlier && r < earlier->rows ? earlier->cols : 0; k < s->cols; k++)
+            if (isnan(row[k])) return true;
+    }
+    return false;
+}
+
 Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions *opt, Error *err) {
     DecodeOptions o = *opt;
     if (decode_check_options(m, n, &o, err)) return NULL;
@@ -456,7 +493,7 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
     size_t T = (size_t)o.max_steps;
     // one allocation: steps, label pointers, floats, ints, chars (in order of alignment)
     size_t bytes = s.steps * sizeof(Step) + s.labels * sizeof(char *) + s.floats * sizeof(float) +
-                   ((size_t)len + T + 1) * sizeof(int) + s.chars;
+                   ((size_t)len + T + 1 + s.steps) * sizeof(int) + s.chars;
     Trace *tr = calloc(1, sizeof *tr);
     char *block = malloc(bytes);
     Ctx c = {.tr = tr, .m = m, .record = true};
@@ -486,7 +523,8 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
     tr->cap_floats = s.floats;
     tr->src_ids = (int *)(tr->floats + s.floats);
     tr->out_ids = tr->src_ids + len;
-    tr->chars = (char *)(tr->out_ids + T + 1);
+    tr->shares = tr->out_ids + T + 1;
+    tr->chars = (char *)(tr->shares + s.steps);
     tr->cap_chars = s.chars;
     tr->src_n = n;
     memcpy(tr->src_ids, src_ids, (size_t)n * sizeof *src_ids);
@@ -506,15 +544,13 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
     // finite but huge weights overflow float (inf − inf = NaN): say so rather than show noise
     for (int i = 0; i < tr->n_steps; i++) {
         const Step *st = &tr->steps[i];
-        for (size_t k = 0; k < (size_t)st->rows * (size_t)st->cols; k++) {
-            if (!isnan(st->data[k])) continue;
-            char id[128], where[64] = "";
-            if (st->head) snprintf(where, sizeof where, ", head %d", st->head);
-            if (st->dstep) snprintf(where + strlen(where), sizeof where - strlen(where), ", decoding step %d", st->dstep);
-            err_set(err, "%s%sthe computation overflowed: NaN in %s%s; the model's weights are too large for 32-bit floats",
-                    m->path && *m->path ? m->path : "", m->path && *m->path ? ": " : "", trace_stage_id(st, id, sizeof id), where);
-            goto fail;
-        }
+        if (!has_nan(st, tr->shares[i] >= 0 ? &tr->steps[tr->shares[i]] : NULL)) continue;
+        char id[128], where[64] = "";
+        if (st->head) snprintf(where, sizeof where, ", head %d", st->head);
+        if (st->dstep) snprintf(where + strlen(where), sizeof where - strlen(where), ", decoding step %d", st->dstep);
+        err_set(err, "%s%sthe computation overflowed: NaN in %s%s; the model's weights are too large for 32-bit floats",
+                m->path && *m->path ? m->path : "", m->path && *m->path ? ": " : "", trace_stage_id(st, id, sizeof id), where);
+        goto fail;
     }
     decode_record_output(&c);
     free(c.qkv);
@@ -539,6 +575,12 @@ void trace_free(Trace *t) {
 
 int trace_count(const Trace *t) { return t->n_steps; }
 const Step *trace_step(const Trace *t, int i) { return i >= 0 && i < t->n_steps ? &t->steps[i] : NULL; }
+
+const float *trace_row(const Step *s, int r) { return s->data + (size_t)r * (size_t)(s->stride > 0 ? s->stride : s->cols); }
+
+void trace_copy_values(const Step *s, float *out) {
+    for (int r = 0; r < s->rows; r++) memcpy(out + (size_t)r * s->cols, trace_row(s, r), (size_t)s->cols * sizeof *out);
+}
 
 const int *trace_output(const Trace *t, int *n) {
     *n = t->out_n;

@@ -41,7 +41,8 @@ typedef struct {
     const char *sym_rows;   // symbolic shape, e.g. "m" and "n"
     const char *sym_cols;
     const char *formula;    // one line, e.g. "softmax(QKᵀ/√d_k)"
-    float *data;            // rows × cols, row-major
+    float *data;            // rows × cols, row-major: row r starts at data + r × stride (trace_row)
+    int stride;             // floats from one row's start to the next's; 0 means cols
     const char *const *row_labels;  // rows strings, or NULL
     const char *const *col_labels;  // cols strings, or NULL
 } Step;
@@ -68,6 +69,12 @@ const Step *trace_step(const Trace *t, int i);
 // The stage id users see: the name with the layer put in, e.g.
 // "dec.L1.cross_attn.weights". Returns buf.
 char *trace_stage_id(const Step *s, char *buf, size_t size);
+// Row r of a step's values: cols floats. The decoder steps of greedy
+// decoding and sampling share their rows with the steps before them, so a
+// step's rows need not be one block (read them through this).
+const float *trace_row(const Step *s, int r);
+// A step's values as one block of rows × cols floats, row-major, into out.
+void trace_copy_values(const Step *s, float *out);
 // Index of the step with this stage id, head and decoding step, or -1.
 int trace_find(const Trace *t, const char *stage_id, int head, int dstep);
 // The generated tokens (without <bos> and <eos>).

@@ -81,9 +81,10 @@ int trace_write_json(const Trace *t, FILE *fp, const char *src_text) {
         fputs(",\"values\":[", fp);
         for (int r = 0; r < s->rows; r++) {
             fputs(r ? ",[" : "[", fp);
+            const float *row = trace_row(s, r);
             for (int k = 0; k < s->cols; k++) {
                 if (k) fputc(',', fp);
-                write_float(fp, s->data[(size_t)r * s->cols + k]);
+                write_float(fp, row[k]);
             }
             fputc(']', fp);
         }

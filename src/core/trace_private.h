@@ -12,6 +12,7 @@ struct Trace {
     const Model *model;
     DecodeOptions opt;
     Step *steps;            // n_steps of cap_steps
+    int *shares;            // per step: the earlier step whose rows it extends in place (same data), or -1
     int n_steps, cap_steps;
     float *floats;          // data of every step
     size_t n_floats, cap_floats;
@@ -40,8 +41,11 @@ typedef struct {
     const float *key_padding_mask;  // src.padding_mask's data: 0 for a token, −inf for <pad> (n); NULL: padding is off
     const char *const *vocab_labels;  // the target vocabulary by id: columns of logits and probabilities
     int layer, head, dstep;
-    int first_row;          // incremental pass: rows below it are copied from the previous pass; 0: none
+    int first_row;          // incremental pass: rows below it are the previous pass's; 0: none
     int prev_step;          // incremental pass: the previous pass's step that matches the next emit
+    int chain_cap;          // greedy and sampling: decoder passes extend each other up to this length; 0: passes stand alone
+    int grow_cap;           // in the first pass of a chain: its m-long axes get room for chain_cap positions
+    int last_stride;        // the row stride of the step trace_emit returned last
     struct {
         const char *name;
         const StageInfo *stage;
@@ -60,7 +64,9 @@ typedef struct {
 
 // Allocates a step's data: in the trace when recording, else in scratch.
 // tpl gives everything but the layer, head and step, taken from the context.
-// In an incremental pass the data starts as the previous pass's values.
+// In an incremental pass the step shares the previous pass's step's storage,
+// grown by the new positions: its old rows and columns already hold their
+// values. The row stride is left in c->last_stride.
 float *trace_emit(Ctx *c, Step tpl);
 // count label pointers in the trace; NULL when not recording.
 const char **trace_new_labels(Ctx *c, size_t count);
