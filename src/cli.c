@@ -117,6 +117,13 @@ static int parse_decode(const CliSpec *o, const char *val, void *dest) {
     return 0;
 }
 
+static int parse_format(const CliSpec *o, const char *val, void *dest) {
+    (void)o;
+    if (strcmp(val, "json") && strcmp(val, "npz")) return cli_usage_error("--format takes json or npz, got \"%s\"", ERR_QUOTE(val, 40)), -1;
+    if (dest) *(const char **)dest = val;
+    return 0;
+}
+
 static int parse_layer_head(const CliSpec *o, const char *val, void *dest) {
     (void)o;
     int l, h;
@@ -146,7 +153,7 @@ static const CliSpec specs[] = {
     WHOLE("--steps", 1, 100000000), WHOLE("--batch", 1, 4096), WHOLE("--warmup", 0, 100000000), WHOLE("--threads", 1, 64),
     WHOLE("--checkpoint-every", 0, 100000000), WHOLE("--eval-every", 0, 100000000), WHOLE("--limit", 0, INT_MAX),
     REAL("--lr"), REAL("--label-smoothing"), REAL("--clip"), REAL("--align-weight"), OWN("--supervise-head", parse_layer_head),
-    OWN("--decode", parse_decode), SETTING("--beam", SETTING_BEAM),
+    OWN("--decode", parse_decode), OWN("--format", parse_format), SETTING("--beam", SETTING_BEAM),
     SETTING("--top-k", SETTING_TOP_K), WHOLE("--top", 1, 64),
     SETTING("--max-steps", SETTING_MAX_STEPS), WHOLE("--pad-to", 0, 4096), {"--seed", parse_whole, 0, LONG_MAX, 0, AS_U64},
     SETTING_REAL("--temperature", SETTING_TEMPERATURE), SETTING_REAL("--top-p", SETTING_TOP_P),
@@ -160,14 +167,14 @@ static const CliSpec *find_spec(const char *name, bool flag) {
     return NULL;
 }
 
-int cli_parse(int argc, char **argv, const char *usage_text, CliArgs *a) {
+int cli_parse(int argc, char **argv, const char *const *usage_text, CliArgs *a) {
     *a = (CliArgs){0};
     a->given = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *a->given);
     if (!a->given) return cli_fail("out of memory");
     for (int i = 1; i < argc; i++) {
         char *arg = argv[i];
         if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
-            fputs(usage_text, stdout);
+            for (const char *const *part = usage_text; *part; part++) fputs(*part, stdout);
             return CLI_DONE;
         }
         if (!strcmp(arg, "--version")) {

@@ -33,7 +33,7 @@ typedef struct {
 // Reads argv; every option is checked against its bounds as it comes, for
 // any command, as the help lists them. Returns 0, CLI_DONE after --help or
 // --version (printed; the exit status is 0), or CLI_USAGE (said why).
-int cli_parse(int argc, char **argv, const char *usage_text, CliArgs *a);
+int cli_parse(int argc, char **argv, const char *const *usage_text, CliArgs *a);
 void cli_args_deinit(CliArgs *a);
 
 // Copies option name's value into dest, whose type is the option's (const

@@ -8,7 +8,8 @@
 #include "commands.h"
 #include "fileio.h"
 
-static const char *usage_text =
+// In parts, as C11 compilers need only take literals of up to 4095 characters.
+static const char *const usage_text[] = {
     "Usage: transformer-tracer COMMAND [OPTIONS]\n"
     "\n"
     "With no command, opens the window on the lesson picker and the shipped model.\n"
@@ -28,6 +29,7 @@ static const char *usage_text =
     "  eval --model FILE --corpus FILE  exact match, BLEU and alignment error rate\n"
     "  lint FILE...              check lesson files (docs/LESSONS.md); prints file:line: problem\n"
     "\n"
+    ,
     "Options for translate and trace:\n"
     "  --model FILE              model file (safetensors); default: the shipped model\n"
     "  --decode MODE             greedy (default), beam or sample\n"
@@ -42,6 +44,7 @@ static const char *usage_text =
     "Options for trace:\n"
     "  --target TEXT             teacher forcing: the reference translation\n"
     "  --out FILE                write the JSON here (atomically) instead of stdout\n"
+    "  --format FORMAT           json (default) or npz: NumPy's arrays, one per stage (docs/TRACE.md); needs --out\n"
     "Options for init:\n"
     "  --src-vocab FILE --tgt-vocab FILE   one token per line\n"
     "  --d-model N --nhead N --layers N --d-ff N --max-len N --eps X --seed N --name TEXT\n"
@@ -71,7 +74,9 @@ static const char *usage_text =
     "  --pair en-zh|en-fr --seed N --out DIR\n"
     "\n"
     "  --help                    show this help\n"
-    "  --version                 show the version\n";
+    "  --version                 show the version\n",
+    NULL,
+};
 
 static const struct {
     const char *name;

@@ -112,6 +112,14 @@ class TestUsage(CliCase):
     def test_bad_decode_mode(self):
         self.assert_error(run("translate", "--src", SENTENCE, "--decode", "magic"), 2, names=("--decode", "magic"))
 
+    def test_bad_format(self):
+        for val in ("csv", "", "NPZ", "json,npz", "npz\x1b[31m"):
+            with self.subTest(value=val):
+                self.assert_error(run("trace", "--src", SENTENCE, "--format", val, "--out", "x.npz"), 2, names=("--format",))
+
+    def test_npz_needs_out(self):
+        self.assert_error(run("trace", "--src", SENTENCE, "--format", "npz"), 2, names=("--format npz", "--out"))
+
     def test_bad_numbers(self):
         cases = [("--beam", "0"), ("--beam", "-3"), ("--top-p", "2"), ("--top-p", "0"), ("--temperature", "0"),
                  ("--temperature", "-1"), ("--temperature", "nan"), ("--seed", "x"), ("--seed", "-1"),
@@ -385,6 +393,17 @@ class TestTraceOut(CliCase):
         path = os.path.join(self.dir, "no-such-folder", "trace.json")
         self.assert_error(run("trace", "--src", SENTENCE, "--out", path), 1, names=(path,))
         self.assertEqual(os.listdir(self.dir), [])
+
+    def test_npz_file(self):
+        path = os.path.join(self.dir, "trace.npz")
+        r = run("trace", "--src", SENTENCE, "--max-steps", "2", "--format", "npz", "--out", path)
+        self.assert_ok(r)
+        self.assertEqual(r.stdout, b"")
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(4), b"PK\x03\x04")  # a zip (tests/test_npz.py reads it with NumPy)
+        self.assertEqual(os.listdir(self.dir), ["trace.npz"], "expected: no temporary file left")
+        bad = os.path.join(self.dir, "no-such-folder", "trace.npz")
+        self.assert_error(run("trace", "--src", SENTENCE, "--format", "npz", "--out", bad), 1, names=(bad,))
 
     def test_out_is_a_folder(self):
         path = os.path.join(self.dir, "sub")

@@ -89,5 +89,11 @@ size_t trace_bytes(const Trace *t);
 // Writes the whole trace as JSON (schema in docs/TRACE.md). -inf and NaN are
 // written as -Infinity and NaN, as Python's json module reads them.
 int trace_write_json(const Trace *t, FILE *fp, const char *src_text);
+// Writes the trace as NumPy's .npz (docs/TRACE.md): an uncompressed zip of
+// .npy arrays, one per stage, layer, head and step, except that steps sharing
+// their rows are one array (the last step's) with each step's shape beside
+// it; the labels and settings in the member trace.json. 0, or -1 with err
+// (a failed write is left in the stream's error).
+int trace_write_npz(const Trace *t, FILE *fp, const char *src_text, Error *err);
 
 #endif

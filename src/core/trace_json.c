@@ -34,11 +34,11 @@ static void write_ids(FILE *fp, const char *key, const Vocab *v, const int *ids,
     fputc(']', fp);
 }
 
-int trace_write_json(const Trace *t, FILE *fp, const char *src_text) {
+void trace_json_about(const Trace *t, FILE *fp, const char *src_text) {
     const Model *m = t->model;
     const Config *c = &m->cfg;
     static const char *const modes[] = {"greedy", "beam", "sample", "teacher_forcing"};
-    fputs("{\"format\":\"transformer-tracer-trace/1\",\"model\":{\"name\":", fp);
+    fputs("\"model\":{\"name\":", fp);
     json_write_string(fp, m->name);
     fprintf(fp, ",\"d_model\":%d,\"nhead\":%d,\"d_k\":%d,\"num_encoder_layers\":%d,\"num_decoder_layers\":%d,"
                 "\"dim_feedforward\":%d,\"layer_norm_eps\":%.9g,\"max_len\":%d,\"src_vocab_size\":%d,\"tgt_vocab_size\":%d},",
@@ -59,25 +59,36 @@ int trace_write_json(const Trace *t, FILE *fp, const char *src_text) {
     fputs("},\"output\":{", fp);
     write_ids(fp, "output", m->tgt, t->out_ids, t->out_n);
     if (o->mode == DECODE_TEACHER) fprintf(fp, ",\"mean_loss\":%.9g", (double)t->mean_loss);
-    fputs("},\"steps\":[\n", fp);
+    fputc('}', fp);
+}
+
+void trace_json_step_about(FILE *fp, const Step *s) {
     char id[128];
+    fputs("\"stage\":", fp);
+    json_write_string(fp, trace_stage_id(s, id, sizeof id));
+    fputs(",\"kind\":", fp);
+    json_write_string(fp, s->kind);
+    fprintf(fp, ",\"layer\":%d,\"head\":%d,\"step\":%d,\"shape\":[%d,%d],\"symbolic_shape\":[", s->layer, s->head, s->dstep, s->rows,
+            s->cols);
+    json_write_string(fp, s->sym_rows);
+    fputc(',', fp);
+    json_write_string(fp, s->sym_cols);
+    fputs("],\"formula\":", fp);
+    json_write_string(fp, s->formula);
+    fputs(",\"row_labels\":", fp);
+    write_labels(fp, s->row_labels, s->rows);
+    fputs(",\"col_labels\":", fp);
+    write_labels(fp, s->col_labels, s->cols);
+}
+
+int trace_write_json(const Trace *t, FILE *fp, const char *src_text) {
+    fputs("{\"format\":\"transformer-tracer-trace/1\",", fp);
+    trace_json_about(t, fp, src_text);
+    fputs(",\"steps\":[\n", fp);
     for (int i = 0; i < t->n_steps; i++) {
         const Step *s = &t->steps[i];
-        fprintf(fp, "%s{\"index\":%d,\"stage\":", i ? ",\n" : "", i);
-        json_write_string(fp, trace_stage_id(s, id, sizeof id));
-        fputs(",\"kind\":", fp);
-        json_write_string(fp, s->kind);
-        fprintf(fp, ",\"layer\":%d,\"head\":%d,\"step\":%d,\"shape\":[%d,%d],\"symbolic_shape\":[", s->layer, s->head, s->dstep, s->rows,
-                s->cols);
-        json_write_string(fp, s->sym_rows);
-        fputc(',', fp);
-        json_write_string(fp, s->sym_cols);
-        fputs("],\"formula\":", fp);
-        json_write_string(fp, s->formula);
-        fputs(",\"row_labels\":", fp);
-        write_labels(fp, s->row_labels, s->rows);
-        fputs(",\"col_labels\":", fp);
-        write_labels(fp, s->col_labels, s->cols);
+        fprintf(fp, "%s{\"index\":%d,", i ? ",\n" : "", i);
+        trace_json_step_about(fp, s);
         fputs(",\"values\":[", fp);
         for (int r = 0; r < s->rows; r++) {
             fputs(r ? ",[" : "[", fp);

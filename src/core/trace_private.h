@@ -89,4 +89,12 @@ int decode_run(Ctx *c, Seq mem);
 // Records out.tokens, the output sentence.
 void decode_record_output(Ctx *c);
 
+// ---- trace_json.c: what the JSON and the npz file share --------------------
+
+// "model", "decode", "source" and "output" as members of a JSON object (no braces).
+void trace_json_about(const Trace *t, FILE *fp, const char *src_text);
+// A step's stage, kind, layer, head, step, shape, symbolic shape, formula and
+// labels as members of a JSON object (no braces).
+void trace_json_step_about(FILE *fp, const Step *s);
+
 #endif
