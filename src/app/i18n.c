@@ -154,7 +154,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "Page Up / Page Down\t上一層／下一層\n"
                         "1 \xE2\x80\xA6 9\t顯示該注意力頭\n"
                         "Ctrl + L\t輸入句子（Enter 執行，Esc 離開）\n"
-                        "Tab，或 \xE2\x86\x93 \xE2\x86\x91 + Enter\t選用建議的詞（輸入時）\n"
+                        "Tab，或 \xE2\x86\x93 \xE2\x86\x91 + Enter\t選用建議的詞元（輸入時）\n"
                         "Ctrl + Page Down / Up\t清單的下一句／上一句（--sentences）\n"
                         "Alt + \xE2\x86\x92 / \xE2\x86\x90\t清單的下一句／上一句\n"
                         "D 或 Ctrl + ,\t設定：模型、解碼方式及其參數\n"
@@ -198,7 +198,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_V_SOURCE] = "原文",
         [S_V_PRODUCES] = "產生",
         [S_HOVER] = "第 %d 列 %s \xE2\x86\x92 第 %d 欄 %s：%.6g（此列總和 %.6g）",
-        [S_NO_KNOWN_WORD] = "這個句子沒有任何一個詞在模型的詞彙表中，無法翻譯",
+        [S_NO_KNOWN_WORD] = "這個句子沒有任何一個詞元在模型的詞彙表中，無法翻譯",
         [S_TOO_LONG] = "這個句子有 %d 個詞元；這個模型最多只能處理 %d 個",
         [S_PASTE_CUT] = "文字框最多容納 %d 位元組；貼上的其餘文字已略去",
         [S_TOO_SMALL] = "視窗太小，無法顯示各步驟。請把視窗放大，或按 Ctrl + \xE2\x88\x92 縮小字體。",
@@ -209,19 +209,19 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_V_CHOICE_SAMPLED] = "P = %.3f，隨機抽樣 u = %.3f",
         [S_V_CHOICE_GREEDY] = "P = %.3f（最大者）",
         [S_V_RANK] = "%s（第 %d 名）",
-        [S_V_REMOVED] = "top-k／top-p 移除了 %d 個詞：P = 0，不會被抽到",
-        [S_V_DRAW_STRIP] = "隨機抽樣 u = %.3f 落在「%s」的區段（各詞依長條的順序首尾相接）",
-        [S_V_BEAM_HYPOTHESIS] = "假設 + 下一個詞",
+        [S_V_REMOVED] = "top-k／top-p 移除了 %d 個詞元：P = 0，不會被抽到",
+        [S_V_DRAW_STRIP] = "隨機抽樣 u = %.3f 落在「%s」的區段（各詞元依長條的順序首尾相接）",
+        [S_V_BEAM_HYPOTHESIS] = "假設 + 下一個詞元",
         [S_V_BEAM_LOGP] = "log P",
         [S_V_BEAM_SCORE] = "分數",
         [S_V_BEAM_KEPT] = "保留",
         [S_V_BEAM_PRUNED] = "剪除",
         [S_V_BEAM_DONE] = "（已結束）",
-        [S_V_BEAM_TREE] = "束搜尋樹，寬度 %d：詞與分數（log P 之和）",
+        [S_V_BEAM_TREE] = "集束搜尋樹，寬度 %d：詞元與分數（log P 之和）",
         [S_V_BEAM_PATH] = "輸出",
         [S_V_NO_MEMORY] = "記憶體不足，無法繪製此檢視。",
         [S_UNKNOWN_TYPING] = "模型詞彙表中沒有（已加底線）：%s",
-        [S_SUGGEST_HINT] = "Tab 或 \xE2\x86\x93 \xE2\x86\x91 + Enter：選用此詞 \xC2\xB7 Esc：關閉",
+        [S_SUGGEST_HINT] = "Tab 或 \xE2\x86\x93 \xE2\x86\x91 + Enter：選用此詞元 \xC2\xB7 Esc：關閉",
         [S_NO_LIST] = "沒有句子清單：請以 --sentences 檔案 啟動程式（一行一句）",
         [S_LIST_FIRST] = "這是清單的第一句",
         [S_LIST_LAST] = "這是清單的最後一句",
@@ -232,14 +232,14 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_MODEL] = "模型",
         [S_DECODING] = "解碼方式",
         [S_GREEDY] = "貪婪",
-        [S_BEAM] = "束搜尋",
+        [S_BEAM] = "集束搜尋",
         [S_SAMPLING] = "抽樣",
         [S_BEAM_WIDTH] = "束寬",
         [S_TEMPERATURE] = "溫度",
         [S_TOP_K] = "Top-k",
         [S_TOP_P] = "Top-p",
         [S_SEED] = "亂數種子",
-        [S_MAX_STEPS] = "最多輸出詞數",
+        [S_MAX_STEPS] = "最多輸出詞元數",
         [S_EXPORT_SCALE] = "Ctrl+S 圖片倍率",
         [S_ALL] = "全部",
         [S_MODEL_MAX] = "模型上限 %d",

@@ -37,7 +37,7 @@ static void value_range(const Step *s, float *lo, float *hi) {
 // them) in the decoder also the token that row goes on to produce ("<bos> → 貓").
 static const char *row_label(const ViewState *vs, const Step *s, int r, char *buf, size_t size) {
     if (!s->row_labels) {
-        snprintf(buf, size, "%d", r);
+        snprintf(buf, size, "%d", r + 1);  // counted from 1, as the narration and highlights count
         return buf;
     }
     const char *out = view_query_rows(s) ? view_produced(vs->trace, s, r) : NULL;
@@ -207,14 +207,16 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
     if (title) gfx_text_fit(g, area.x, L.title_y, area.w, title, vs->font_px, t->text, GFX_LEFT);
     char buf[32];
     int lh = gfx_line_height(g, L.small_px);
-    // column labels: tokens when they fit, else every few feature indices
+    // column labels: tokens when they fit, else feature numbers counted from 1:
+    // the first, then every few (1, 4, 8, … when every is 4)
     int every = 1;
     if (!s->col_labels) {
         int w = gfx_text_width(g, "000", L.small_px) + gfx_px(g, 4);
         while (every * L.cell_w < w) every *= 2;
     }
     if (L.col_label_some) draw_some_col_labels(g, &L, vs, s);
-    for (int c = 0; c < s->cols && !L.col_label_some; c += every) {
+    for (int c = 0; c < s->cols && !L.col_label_some; c++) {
+        if (!s->col_labels && c > 0 && (c + 1) % every) continue;
         int cx = L.grid.x + c * L.cell_w + L.cell_w / 2;
         Color col = c == vs->hover_col ? t->hover : t->text_dim;
         if (L.col_label_up)
@@ -226,7 +228,7 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
             else
                 gfx_text_fit(g, cx, L.col_label_y, L.cell_w, s->col_labels[c], L.small_px, col, GFX_CENTER);
         } else {
-            snprintf(buf, sizeof buf, "%d", c);
+            snprintf(buf, sizeof buf, "%d", c + 1);
             gfx_text(g, cx, L.col_label_y, buf, L.small_px, col, GFX_CENTER);
         }
     }
