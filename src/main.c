@@ -41,6 +41,7 @@ static const char *const usage_text[] = {
     "  --max-steps N             most output tokens (default: the model's max_len)\n"
     "  --top N                   candidates recorded at each step (default 5)\n"
     "  --pad-to N                pad the source with <pad> to N tokens, as in a training batch, and mask the pads\n"
+    "  --allow-special           let decoding choose <pad>, <bos> and <unk> (by default it never does)\n"
     "Options for trace:\n"
     "  --target TEXT             teacher forcing: the reference translation\n"
     "  --out FILE                write the JSON here (atomically) instead of stdout\n"

@@ -514,6 +514,14 @@ static void test_settings_keys(void **state) {
     key(a, SDLK_RIGHT, KMOD_NONE);
     expect_int("seed after →", app_decode(a)->seed, seed + 1);
     app_draw(a);
+    keys(a, SDLK_DOWN, 2);          // <pad> <bos> <unk>: never chosen → may be chosen, and back
+    assert_false(app_decode(a)->allow_special);
+    key(a, SDLK_RIGHT, KMOD_NONE);
+    assert_true(app_decode(a)->allow_special);
+    assert_true(trace_options(app_trace(a))->allow_special);
+    app_draw(a);
+    key(a, SDLK_LEFT, KMOD_NONE);
+    assert_false(trace_options(app_trace(a))->allow_special);
     // the arrows are the panel's while it is open; closed, they step again
     int step = app_step(a);
     key(a, SDLK_ESCAPE, KMOD_NONE);

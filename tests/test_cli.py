@@ -369,6 +369,62 @@ class TestTrace(CliCase):
         self.assert_error(run("translate", "--src", SENTENCE, "--pad-to", "six"), 2, names=("--pad-to",))
 
 
+class TestSpecialTokens(CliCase):
+    """Decoding never chooses <pad>, <bos> or <unk> unless --allow-special;
+    with it, the trace is the one of the program before they were excluded."""
+
+    LETTER = "the big boy reads a red letter ."
+    # SHA-256 of [output, steps] (json.dumps, sorted keys) as written by the
+    # program before the exclusion; "pad" draws <pad> at step 1
+    BEFORE = {
+        "pad": ("en-fr", ("--decode", "sample", "--temperature", "2", "--seed", "1"),
+                "f15e6514bcf4e2152d00d4856f54eaca175708dd94235c2916777c98cd1b7240"),
+        "sample": ("en-fr", ("--decode", "sample", "--seed", "4"),
+                   "1669c34a5406dd73297502a9b64796f6107bb598c1da3bc695b5b632a11ffce8"),
+        "beam": ("en-fr", ("--decode", "beam"), "f6c6e7cc17b3e424f10d8e2fcf17e62393a114f8c9ddc85770122069b99f849c"),
+    }
+
+    def trace(self, model, *args):
+        path = os.path.join(SOURCE_DIR, "assets", "models", model + ".safetensors")
+        r = run("trace", "--model", path, "--src", self.LETTER, *args)
+        self.assert_ok(r)
+        return json.loads(r.stdout.decode("utf-8"))
+
+    def test_allowed_is_the_old_behaviour_bit_for_bit(self):
+        import hashlib
+        for name, (model, args, want) in self.BEFORE.items():
+            with self.subTest(name):
+                t = self.trace(model, *args, "--allow-special")
+                self.assertEqual(t["decode"]["special_tokens"], "allowed")
+                got = hashlib.sha256(json.dumps([t["output"], t["steps"]], sort_keys=True).encode()).hexdigest()
+                self.assertEqual(got, want)
+
+    def test_excluded_by_default(self):
+        for name, (model, args, _) in self.BEFORE.items():
+            with self.subTest(name):
+                t = self.trace(model, *args)
+                self.assertEqual(t["decode"]["special_tokens"], "excluded")
+                for tok in t["output"]["output_tokens"]:
+                    self.assertNotIn(tok, ("<pad>", "<bos>", "<unk>"))
+                for s in steps_of(t, "dec.choice"):
+                    self.assertNotIn(s["row_labels"][0], ("<pad>", "<bos>", "<unk>"))
+                for s in steps_of(t, "dec.sample"):
+                    labels = s["col_labels"]
+                    for special in ("<pad>", "<bos>", "<unk>"):
+                        self.assertEqual(s["values"][0][labels.index(special)], 0.0, f"step {s['step']} {special}")
+        # the allowed run drew <pad> at step 1; now the draw lands on a word
+        t = self.trace("en-fr", *self.BEFORE["pad"][1])
+        self.assertNotEqual(t["output"]["output_tokens"][0], "<pad>")
+
+    def test_teacher_forcing_records_no_choice(self):
+        r = run("trace", "--src", SENTENCE, "--target", "我 愛 自然 語言 處理")
+        self.assert_ok(r)
+        self.assertNotIn("special_tokens", json.loads(r.stdout.decode("utf-8"))["decode"])
+
+    def test_flag_takes_no_value(self):
+        self.assert_error(run("translate", "--src", SENTENCE, "--allow-special=yes"), 2, names=("--allow-special",))
+
+
 class TestTraceOut(CliCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()

@@ -135,6 +135,9 @@ static void test_problems_name_file_and_line(void **state) {
     expect_problem(HEAD "seed: -3\n", "x.lesson:5: seed is \"-3\"");
     expect_problem(HEAD "top-p: 1.5\n", "x.lesson:5: top-p takes a number above 0 and at most 1, got \"1.5\"");
     expect_problem(HEAD "decode: nucleus\n", "x.lesson:5: decode is \"nucleus\"");
+    expect_problem(HEAD "allow-special: maybe\n", "x.lesson:5: allow-special is \"maybe\"; expected yes or no");
+    expect_problem(HEAD "allow-special:\n", "x.lesson:5: \"allow-special\" has no value");
+    expect_problem(HEAD "allow-special: yes\nallow-special: no\n", "x.lesson:6: \"allow-special\" given twice in the same lesson");
     expect_problem(HEAD "model: en-fr\n", "x.lesson:5: \"model\" given twice in the same lesson");
     expect_problem(HEAD "target: none\n", "\"target: none\" is for a step");
     expect_problem(HEAD "title:\n", "x.lesson:5: \"title\" has no value");
@@ -426,6 +429,33 @@ static void test_settings_have_command_line_bounds(void **state) {
     les_problems_deinit(&pr);
 }
 
+// allow-special: the lesson's setting, a step's own for itself alone, into DecodeOptions.
+static void test_allow_special(void **state) {
+    (void)state;
+    static const char text[] = HEAD "allow-special: yes\n"
+                                    "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: src.tokens\nallow-special: no\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\n";
+    LesProblems pr = {0};
+    Lesson *l = parse(text, sizeof text - 1, &pr);
+    print_problems(&pr);
+    assert_int_equal(pr.n, 0);
+    LesRun r0 = les_run_for_step(l, 0, NULL), r1 = les_run_for_step(l, 1, NULL), r2 = les_run_for_step(l, 2, NULL);
+    assert_true(les_decode_options(&r0).allow_special);
+    assert_false(les_decode_options(&r1).allow_special);
+    assert_true(les_decode_options(&r2).allow_special);
+    assert_false(les_run_equal(&r0, &r1));
+    assert_true(les_run_equal(&r0, &r2));
+    les_free(l);
+    les_problems_deinit(&pr);
+    static const char plain[] = HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\n";
+    l = parse(plain, sizeof plain - 1, &pr);
+    LesRun r = les_run_for_step(l, 0, NULL);
+    assert_false(les_decode_options(&r).allow_special);  // excluded unless a lesson says so
+    les_free(l);
+    les_problems_deinit(&pr);
+}
+
 // Control characters: the one rule of voc_forbidden_at, naming the character and where.
 static void test_control_characters(void **state) {
     (void)state;
@@ -479,6 +509,7 @@ int main(void) {
         cmocka_unit_test(test_model_path),
         cmocka_unit_test(test_model_outside_refused),
         cmocka_unit_test(test_settings_have_command_line_bounds),
+        cmocka_unit_test(test_allow_special),
         cmocka_unit_test(test_control_characters),
         cmocka_unit_test(test_many_paragraphs),
     };

@@ -131,7 +131,7 @@ static void test_greedy_matches_pytorch(void **state) {
     const Config *c = &f->m->cfg;
     Tokens tok;
     tokenize_ref(f->m, f->ref, &tok);
-    Trace *t = run(f->m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_GREEDY, .max_steps = 8, .ignore_eos = true});
+    Trace *t = run(f->m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_GREEDY, .max_steps = 8, .ignore_eos = true, .allow_special = true});  // PyTorch's argmax over every token
     compare(t, "src.pos_enc", 0, 0, get(f->ref, "pe"), 1e-6, false, D_HIDDEN);
     compare(t, "src.input", 0, 0, get(f->ref, "src_x"), 1e-6, true, D_HIDDEN);
     char id[64];
@@ -506,7 +506,7 @@ static void test_top_p_keeps_the_nucleus(void **state) {
     Model *m = default_model();
     Tokens tok;
     tokenize(m->src, "the cat sits on the mat", &tok);
-    Trace *t = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_SAMPLE, .top_p = 0.5f, .seed = 3, .max_steps = 3});
+    Trace *t = run(m, tok.ids, tok.n, (DecodeOptions){.mode = DECODE_SAMPLE, .top_p = 0.5f, .seed = 3, .max_steps = 3, .allow_special = true});
     const Step *probs = trace_step(t, trace_find(t, "dec.probs", 0, 1));
     const Step *d = trace_step(t, trace_find(t, "dec.sample", 0, 1));
     // the kept tokens are the most likely ones, and the mass just before the last kept one is below 0.5
@@ -524,6 +524,78 @@ static void test_top_p_keeps_the_nucleus(void **state) {
     assert_true(kept_mass >= 0.5 - 1e-6);
     assert_true(kept_mass - min_kept < 0.5);
     trace_free(t);
+    voc_tokens_deinit(&tok);
+    mdl_free(m);
+}
+
+static bool is_special(const Vocab *v, int id) { return id == voc_pad(v) || id == voc_bos(v) || id == voc_unk(v); }
+
+// Every token decoding chose: the output and each step's dec.choice (for beam
+// search, every candidate of every dec.beam table).
+static bool chose(const Trace *t, int id, const Vocab *v) {
+    int n;
+    const int *out = trace_output(t, &n);
+    for (int i = 0; i < n; i++)
+        if (out[i] == id) return true;
+    for (int i = 0; i < trace_count(t); i++) {
+        const Step *s = trace_step(t, i);
+        if (!strcmp(s->name, "dec.choice") && (int)s->data[0] == id) return true;
+        if (!strcmp(s->name, "dec.beam"))
+            for (int r = 0; r < s->rows; r++) {
+                const char *label = s->row_labels[r], *tok = voc_token(v, id);
+                size_t a = strlen(label), b = strlen(tok);
+                if (a > b + 1 && label[a - b - 1] == ' ' && !strcmp(label + a - b, tok)) return true;
+            }
+    }
+    return false;
+}
+
+// <pad>, <bos> and <unk> made by far the most likely next token (their output
+// bias raised by 100): greedy, beam search and sampling never choose them by
+// default, and do with allow_special. The sampling distribution gives them 0
+// and still sums to 1; the model's own dec.probs is unchanged.
+static void test_special_tokens_never_chosen(void **state) {
+    (void)state;
+    Model *m = default_model();
+    const Vocab *v = m->tgt;
+    Tokens tok;
+    tokenize(m->src, "i love nlp", &tok);
+    int specials[] = {voc_pad(v), voc_bos(v), voc_unk(v)};
+    DecodeOptions modes[] = {{.mode = DECODE_GREEDY, .max_steps = 6},
+                             {.mode = DECODE_BEAM, .beam_width = 4, .max_steps = 6},
+                             {.mode = DECODE_SAMPLE, .temperature = 1.0f, .seed = 5, .max_steps = 6}};
+    for (size_t k = 0; k < sizeof specials / sizeof *specials; k++) {
+        int id = specials[k];
+        assert_true(id >= 0);
+        m->w.gen_b[id] += 100.0f;
+        for (size_t d = 0; d < sizeof modes / sizeof *modes; d++) {
+            DecodeOptions o = modes[d];
+            Trace *t = run(m, tok.ids, tok.n, o);
+            const Step *probs = trace_step(t, trace_find(t, "dec.probs", 0, 1));
+            if (!(probs->data[id] > 0.99f)) fail_msg("%s, mode %d: P expected: > 0.99, got: %g", voc_token(v, id), o.mode, (double)probs->data[id]);
+            for (size_t j = 0; j < sizeof specials / sizeof *specials; j++)
+                if (chose(t, specials[j], v)) fail_msg("mode %d chose %s, which is excluded", o.mode, voc_token(v, specials[j]));
+            int n;
+            const int *out = trace_output(t, &n);
+            for (int i = 0; i < n; i++) assert_false(is_special(v, out[i]));
+            if (o.mode == DECODE_SAMPLE) {
+                const Step *s = trace_step(t, trace_find(t, "dec.sample", 0, 1));
+                double sum = 0.0;
+                for (int i = 0; i < s->cols; i++) sum += s->data[i];
+                for (size_t j = 0; j < sizeof specials / sizeof *specials; j++) assert_true(s->data[specials[j]] == 0.0f);
+                if (fabs(sum - 1.0) > 1e-5) fail_msg("sampling distribution sum expected: 1, got: %.9g", sum);
+            }
+            trace_free(t);
+            o.allow_special = true;
+            t = run(m, tok.ids, tok.n, o);
+            if (!chose(t, id, v)) fail_msg("mode %d with allow_special expected to choose %s", o.mode, voc_token(v, id));
+            const Step *ch = trace_step(t, trace_find(t, "dec.choice", 0, 1));
+            if (o.mode != DECODE_BEAM && (int)ch->data[0] != id)
+                fail_msg("mode %d step 1 expected: %d, got: %d", o.mode, id, (int)ch->data[0]);
+            trace_free(t);
+        }
+        m->w.gen_b[id] -= 100.0f;
+    }
     voc_tokens_deinit(&tok);
     mdl_free(m);
 }
@@ -695,6 +767,7 @@ int main(void) {
         cmocka_unit_test(test_top_k_one_sampling_is_greedy),
         cmocka_unit_test(test_sampling_repeats_with_seed),
         cmocka_unit_test(test_top_p_keeps_the_nucleus),
+        cmocka_unit_test(test_special_tokens_never_chosen),
         cmocka_unit_test(test_beam_table),
         cmocka_unit_test(test_beam_parents),
         cmocka_unit_test(test_stage_ids_and_json),

@@ -48,6 +48,8 @@ typedef enum {
     S_V_CHOICE_GREEDY,  // "P = %.3f (the largest)"
     S_V_RANK,           // a bar's label below the top ones: "%s (rank %d)"
     S_V_REMOVED,        // "%d tokens removed by top-k / top-p (P = 0)"
+    S_V_REMOVED_SPECIAL,  // the same, and <pad> <bos> <unk>, which decoding never chooses
+    S_V_SPECIAL,          // only <pad> <bos> <unk>
     S_V_DRAW_STRIP,     // "the draw u = %.3f falls in %s's share of the cumulative P (tokens in the order of the bars)"
     S_V_BEAM_HYPOTHESIS,
     S_V_BEAM_LOGP,
@@ -79,6 +81,9 @@ typedef enum {
     S_TOP_P,
     S_SEED,
     S_MAX_STEPS,
+    S_SPECIAL,          // the settings row: may decoding choose <pad>, <bos>, <unk>
+    S_SPECIAL_EXCLUDED,
+    S_SPECIAL_ALLOWED,
     S_ALL,              // top-k 0: every token
     S_MODEL_MAX,        // max steps 0: "the model's %d"
     S_MODEL_FAILED,     // "Could not use the model; the current one stays: %s"

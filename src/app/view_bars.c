@@ -142,7 +142,13 @@ void bar_view_probs(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
     int y = draw_bars(g, area, vs, bars, n, "%.3f", 1.0f, false) + gfx_px(g, 8);
     char buf[160];
     if (sampled && kept < V && y + lh <= area.y + area.h) {
-        snprintf(buf, sizeof buf, i18n(vs->lang, S_V_REMOVED), V - kept);
+        // <pad>, <bos> and <unk> have P = 0 too unless allowed; said apart from what top-k and top-p removed
+        const Vocab *tv = vs->model->tgt;
+        int special = trace_options(vs->trace)->allow_special ? 0 : 3, removed = V - kept - special;
+        if (!special) snprintf(buf, sizeof buf, i18n(vs->lang, S_V_REMOVED), removed);
+        else if (removed > 0) snprintf(buf, sizeof buf, i18n(vs->lang, S_V_REMOVED_SPECIAL), removed, voc_token(tv, voc_pad(tv)),
+                                       voc_token(tv, voc_bos(tv)), voc_token(tv, voc_unk(tv)));
+        else snprintf(buf, sizeof buf, i18n(vs->lang, S_V_SPECIAL), voc_token(tv, voc_pad(tv)), voc_token(tv, voc_bos(tv)), voc_token(tv, voc_unk(tv)));
         gfx_text(g, area.x + gfx_px(g, 6), y, buf, px, t->text_dim, GFX_LEFT);
         y += lh;
     }

@@ -22,6 +22,14 @@ static void top_indices(const float *x, int n, int k, int *idx) {
     }
 }
 
+// Whether decoding may not choose id: <pad>, <bos> and <unk> are never a
+// next token unless the options allow them (the model still gives them
+// probability; dec.probs shows it).
+static bool excluded(const Ctx *c, int id) {
+    const Vocab *v = c->m->tgt;
+    return !c->tr->opt.allow_special && (id == voc_pad(v) || id == voc_bos(v) || id == voc_unk(v));
+}
+
 static void record_top(Ctx *c, const float *probs) {
     const Model *m = c->m;
     int k = c->tr->opt.show_top, V = m->cfg.tgt_vocab;
@@ -70,8 +78,23 @@ static int sample(Ctx *c, const float *logits, Rng *rng, TraceRanked *cand, floa
                                  .formula = "softmax(logits / T), keep top-k and top-p, renormalise", .col_labels = c->vocab_labels});
     for (int i = 0; i < V; i++) dist[i] = logits[i] / o->temperature;
     op_softmax_rows(dist, dist, 1, V);
+    int allowed = V;
+    if (!o->allow_special) {  // as if their logits were −∞: the rest renormalised, before top-k and top-p
+        double rest = 0.0;
+        for (int i = 0; i < V; i++)
+            if (excluded(c, i)) dist[i] = 0.0f, allowed--;
+            else rest += dist[i];
+        for (int i = 0; i < V; i++) dist[i] = (float)(dist[i] / rest);
+    }
     trace_rank(cand, dist, V);
-    int keep = o->top_k > 0 && o->top_k < V ? o->top_k : V;
+    if (allowed < V) {  // the excluded go last, behind tokens whose probability underflowed to 0 too
+        int w = 0;
+        for (int i = 0; i < V; i++)
+            if (!excluded(c, cand[i].id)) cand[w++] = cand[i];
+        for (int i = 0; i < V && w < V; i++)
+            if (excluded(c, i)) cand[w++] = (TraceRanked){i, 0.0f};
+    }
+    int keep = o->top_k > 0 && o->top_k < allowed ? o->top_k : allowed;
     double mass = 0.0;
     for (int i = 0; i < keep; i++) {
         mass += cand[i].p;
@@ -136,7 +159,9 @@ static int run_stepwise(Ctx *c, Seq mem) {
         if (tr->opt.mode == DECODE_SAMPLE) {
             next = sample(c, logits, &rng, cand, &draw);
         } else {
-            top_indices(probs, V, 1, &next);
+            next = -1;  // the most likely token decoding may choose
+            for (int i = 0; i < V; i++)
+                if (!excluded(c, i) && (next < 0 || probs[i] > probs[next])) next = i;
         }
         record_choice(c, next, probs[next], draw);
         if (next == eos && !tr->opt.ignore_eos) break;
@@ -223,10 +248,10 @@ static int run_beam(Ctx *c, Seq mem) {
             if (c->record) record_top(c, probs);
             recorded = true;
             c->record = true;
-            for (int i = 0; i < V; i++) logp[i] = logf(probs[i]);
+            for (int i = 0; i < V; i++) logp[i] = excluded(c, i) ? -INFINITY : logf(probs[i]);
             top_indices(logp, V, k, idx);
             for (int i = 0; i < k && i < V; i++)
-                ex[n_ex++] = (Expansion){b, idx[i], logp[idx[i]], h->score + logp[idx[i]]};
+                if (!excluded(c, idx[i])) ex[n_ex++] = (Expansion){b, idx[i], logp[idx[i]], h->score + logp[idx[i]]};
         }
         qsort(ex, (size_t)n_ex, sizeof *ex, by_score_desc);
         const char **labels = trace_new_labels(c, (size_t)n_ex);

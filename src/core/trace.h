@@ -24,6 +24,7 @@ typedef struct {
     float top_p;        // sampling: keep the smallest set with this much mass; 0 = 1
     uint64_t seed;      // sampling: the same seed repeats a run exactly
     bool ignore_eos;    // keep decoding past <eos> (for comparisons with a fixed step count)
+    bool allow_special; // greedy, beam and sampling may choose <pad>, <bos> and <unk>; by default they never do, as real decoders
     const int *target;  // teacher forcing: reference target ids, without <bos>/<eos>
     int target_len;
     int pad_to;         // source padded with <pad> up to this length, as in a training batch, and the pads masked; 0 = off

@@ -51,6 +51,7 @@ void trace_json_about(const Trace *t, FILE *fp, const char *src_text) {
         fprintf(fp, ",\"temperature\":%.9g,\"top_k\":%d,\"top_p\":%.9g,\"seed\":%llu", (double)o->temperature, o->top_k, (double)o->top_p,
                 (unsigned long long)o->seed);
     if (o->pad_to > 0) fprintf(fp, ",\"pad_to\":%d", o->pad_to);
+    if (o->mode != DECODE_TEACHER) fprintf(fp, ",\"special_tokens\":\"%s\"", o->allow_special ? "allowed" : "excluded");
     fputs("},\"source\":{\"text\":", fp);
     if (src_text) json_write_string(fp, src_text);
     else fputs("null", fp);

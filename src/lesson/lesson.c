@@ -252,6 +252,7 @@ static const KeyInfo keys[] = {
     {"sentence", K_BOTH, K_ONCE},    {"target", K_BOTH, K_ONCE},        {"decode", K_BOTH, K_ONCE},
     {"beam", K_BOTH, K_ONCE},        {"temperature", K_BOTH, K_ONCE},   {"top-k", K_BOTH, K_ONCE},
     {"top-p", K_BOTH, K_ONCE},       {"seed", K_BOTH, K_ONCE},          {"max-steps", K_BOTH, K_ONCE},
+    {"allow-special", K_BOTH, K_ONCE},
     {"stage", K_STEP, K_ONCE},       {"head", K_STEP, K_ONCE},          {"step", K_STEP, K_ONCE},
     {"view", K_STEP, K_ONCE},        {"highlight", K_STEP, K_ONCE},     {"say", K_STEP, K_PARAGRAPHS},
     {"say.zh", K_STEP, K_PARAGRAPHS}, {"ask", K_STEP, K_ONCE},          {"ask.zh", K_STEP, K_ONCE},
@@ -275,7 +276,7 @@ static bool parse_int(const char *s, long lo, long hi, long *out) {
     return true;
 }
 
-static void run_clear(LesRun *r) { *r = (LesRun){.mode = -1, .beam = -1, .top_k = -1, .max_steps = -1, .temperature = -1, .top_p = -1}; }
+static void run_clear(LesRun *r) { *r = (LesRun){.mode = -1, .beam = -1, .top_k = -1, .max_steps = -1, .temperature = -1, .top_p = -1, .allow_special = -1}; }
 
 // A numeric setting within the command line's bounds (settings.h), or a problem.
 static bool setting(Setting which, const Entry *e, const char *path, LesProblems *pr, double *out) {
@@ -330,6 +331,10 @@ static bool set_run_key(LesRun *r, const Entry *e, const char *path, LesProblems
             r->seed = s;
             r->seed_set = true;
         }
+    } else if (!strcmp(k, "allow-special")) {
+        if (!strcmp(v, "yes")) r->allow_special = 1;
+        else if (!strcmp(v, "no")) r->allow_special = 0;
+        else les_problem(pr, "%s:%d: allow-special is \"%.60s\"; expected yes or no", path, e->line, v);
     } else return false;
     return true;
 }
@@ -660,6 +665,7 @@ LesRun les_run_for_step(const Lesson *l, int i, const char *sentence_override) {
     if (s->max_steps >= 0) r.max_steps = s->max_steps;
     if (s->temperature >= 0) r.temperature = s->temperature;
     if (s->top_p >= 0) r.top_p = s->top_p;
+    if (s->allow_special >= 0) r.allow_special = s->allow_special;
     if (s->seed_set) {
         r.seed = s->seed;
         r.seed_set = true;
@@ -673,7 +679,7 @@ static bool str_eq(const char *a, const char *b) { return a == b || (a && b && !
 bool les_run_equal(const LesRun *a, const LesRun *b) {
     return str_eq(a->model, b->model) && str_eq(a->sentence, b->sentence) && str_eq(a->target, b->target) && a->mode == b->mode && a->beam == b->beam &&
            a->top_k == b->top_k && a->max_steps == b->max_steps && a->temperature == b->temperature && a->top_p == b->top_p &&
-           a->seed_set == b->seed_set && (!a->seed_set || a->seed == b->seed);
+           a->allow_special == b->allow_special && a->seed_set == b->seed_set && (!a->seed_set || a->seed == b->seed);
 }
 
 DecodeOptions les_decode_options(const LesRun *r) {
@@ -683,6 +689,7 @@ DecodeOptions les_decode_options(const LesRun *r) {
     if (r->max_steps > 0) o.max_steps = r->max_steps;
     if (r->temperature > 0) o.temperature = r->temperature;
     if (r->top_p > 0) o.top_p = r->top_p;
+    o.allow_special = r->allow_special == 1;
     return o;
 }
 

@@ -37,6 +37,7 @@ typedef struct {
     float temperature, top_p;    // < 0: not set
     bool seed_set;
     uint64_t seed;
+    int allow_special;      // decoding may choose <pad>, <bos>, <unk>: 1 yes, 0 no, -1 not set
 } LesRun;
 
 typedef struct {
