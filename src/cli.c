@@ -144,7 +144,7 @@ static int parse_layer_head(const CliSpec *o, const char *val, void *dest) {
 
 // Every option of every command (--help lists them).
 static const CliSpec specs[] = {
-    FLAG("--skip-bad"), FLAG("--dark"), FLAG("--allow-special"),
+    FLAG("--skip-bad"), FLAG("--dark"), FLAG("--allow-special"), FLAG("--no-look-ahead-mask"),
     TEXT("--src"), TEXT("--target"), TEXT("--out"), TEXT("--model"), TEXT("--src-vocab"), TEXT("--tgt-vocab"), TEXT("--name"),
     TEXT("--corpus"), TEXT("--stage"), TEXT("--script"), TEXT("--sentences"), TEXT("--lesson"), TEXT("--pair"), TEXT("--train"),
     TEXT("--valid"), TEXT("--resume"),
@@ -250,6 +250,7 @@ DecodeOptions cli_decode_options(const CliArgs *a) {
     cli_take(a, "--allow-special", &d.allow_special);
     cli_take(a, "--temperature", &d.temperature);
     cli_take(a, "--top-p", &d.top_p);
+    cli_take(a, "--no-look-ahead-mask", &d.no_look_ahead_mask);
     return d;
 }
 

@@ -42,7 +42,7 @@ void cli_args_deinit(CliArgs *a);
 // whether it was given; dest is left as it was if not.
 bool cli_take(const CliArgs *a, const char *name, void *dest);
 // The decoding options (--decode, --beam, --temperature, --top-k, --top-p,
-// --seed, --max-steps, --top, --pad-to) over the defaults.
+// --seed, --max-steps, --top, --pad-to, --no-look-ahead-mask) over the defaults.
 DecodeOptions cli_decode_options(const CliArgs *a);
 // The architecture options of init and train over their defaults.
 Config cli_config(const CliArgs *a);

@@ -42,6 +42,8 @@ static const char *const usage_text[] = {
     "  --top N                   candidates recorded at each step (default 5)\n"
     "  --pad-to N                pad the source with <pad> to N tokens, as in a training batch, and mask the pads\n"
     "  --allow-special           let decoding choose <pad>, <bos> and <unk> (by default it never does)\n"
+    "Experiments (translate, trace, export, window):\n"
+    "  --no-look-ahead-mask      the decoder's self-attention sees later positions too (docs/TRACE.md)\n"
     "Options for trace:\n"
     "  --target TEXT             teacher forcing: the reference translation\n"
     "  --out FILE                write the JSON here (atomically) instead of stdout\n"

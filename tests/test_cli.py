@@ -340,6 +340,21 @@ class TestTrace(CliCase):
         self.assertTrue(math.isfinite(mean) and mean > 0, f"mean_loss: {mean}")
         self.assertAlmostEqual(mean, sum(r[0] for r in loss[0]["values"]) / 6, places=4)
 
+    def test_no_look_ahead_mask(self):
+        """The experiment: said in the decode settings, the mask all 0, weight above the diagonal."""
+        self.assertNotIn("look_ahead_mask", self.trace["decode"])
+        for args in ((), ("--target", "我 愛 自然 語言 處理")):
+            t = load_trace(self, "--no-look-ahead-mask", "--max-steps", "4", *args)
+            self.assertIs(t["decode"]["look_ahead_mask"], False)
+            for s in steps_of(t, "dec.look_ahead_mask"):
+                self.assertTrue(all(v == 0 for row in s["values"] for v in row), f"step {s['step']}: {s['values']}")
+            for s in steps_of(t, "dec.L1.self_attn.weights"):
+                for i, row in enumerate(s["values"][:-1]):
+                    self.assertGreater(sum(row[i + 1:]), 0, f"step {s['step']} row {i}: {row}")
+                    self.assertAlmostEqual(sum(row), 1.0, places=4)
+        r = run("trace", "--src", SENTENCE, "--no-look-ahead-mask=yes")
+        self.assert_error(r, 2, names=("--no-look-ahead-mask",))
+
     def test_pad_to(self):
         # the source padded as in a training batch: the pads are masked, nothing real changes
         words = SENTENCE.split()

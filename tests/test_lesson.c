@@ -456,6 +456,32 @@ static void test_allow_special(void **state) {
     les_problems_deinit(&pr);
 }
 
+// The experiment without the look-ahead mask: the lesson's setting, a step's own, and a bad value.
+static void test_look_ahead_mask_key(void **state) {
+    (void)state;
+    expect_problem(HEAD "look-ahead-mask: maybe\n", "x.lesson:5: look-ahead-mask is \"maybe\"; expected on or off");
+    static const char text[] = HEAD "look-ahead-mask: off\n"
+                                    "[step]\nstage: dec.L1.self_attn.weights\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: dec.L1.self_attn.weights\nlook-ahead-mask: on\nsay: a\nsay.zh: b\n";
+    LesProblems pr = {0};
+    Lesson *l = parse(text, sizeof text - 1, &pr);
+    print_problems(&pr);
+    assert_int_equal(pr.n, 0);
+    LesRun off = les_run_for_step(l, 0, NULL), on = les_run_for_step(l, 1, NULL);
+    assert_true(les_decode_options(&off).no_look_ahead_mask);
+    assert_false(les_decode_options(&on).no_look_ahead_mask);
+    assert_false(les_run_equal(&off, &on));
+    Model *m = load("en-zh");
+    Error err;
+    Trace *t = les_trace(m, &off, false, &err);
+    assert_non_null(t);
+    assert_true(trace_options(t)->no_look_ahead_mask);
+    trace_free(t);
+    mdl_free(m);
+    les_free(l);
+    les_problems_deinit(&pr);
+}
+
 // Control characters: the one rule of voc_forbidden_at, naming the character and where.
 static void test_control_characters(void **state) {
     (void)state;
@@ -510,6 +536,7 @@ int main(void) {
         cmocka_unit_test(test_model_outside_refused),
         cmocka_unit_test(test_settings_have_command_line_bounds),
         cmocka_unit_test(test_allow_special),
+        cmocka_unit_test(test_look_ahead_mask_key),
         cmocka_unit_test(test_control_characters),
         cmocka_unit_test(test_many_paragraphs),
     };

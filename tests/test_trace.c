@@ -16,6 +16,7 @@
 #include "json.h"
 #include "model.h"
 #include "trace.h"
+#include "ref_values.h"
 
 #define REF_DIR TT_TEST_DATA "/reference/"
 #define REF_SENTENCE "i love natural language processing"
@@ -64,19 +65,6 @@ static int teardown(void **state) {
     return 0;
 }
 
-// Flattens a nested JSON array of numbers; returns the count.
-static size_t flatten(const Json *j, double *out, size_t cap) {
-    if (j->type == JSON_NUMBER) {
-        if (cap < 1) fail_msg("reference array larger than expected");
-        out[0] = j->number;
-        return 1;
-    }
-    if (j->type != JSON_ARRAY) fail_msg("reference value is not a number or an array");
-    size_t n = 0;
-    for (size_t i = 0; i < j->count; i++) n += flatten(&j->items[i], out + n, cap - n);
-    return n;
-}
-
 static const Json *get(const Json *j, const char *key) {
     const Json *v = json_get(j, key);
     if (!v) fail_msg("reference has no \"%s\"", key);
@@ -97,7 +85,7 @@ static void compare(const Trace *t, const char *stage, int head, int dstep, cons
     const Step *s = trace_step(t, i);
     size_t cap = (size_t)s->rows * s->cols + 1;
     double *w = malloc(cap * sizeof *w);
-    size_t n = flatten(want, w, cap);
+    size_t n = ref_flatten(want, w, cap);
     if (n != (size_t)s->rows * s->cols) fail_msg("%s: expected: %zu values, got: %d×%d", stage, n, s->rows, s->cols);
     double scale = 0.0, maxdiff = 0.0;
     for (size_t k = 0; k < n; k++) scale = fmax(scale, fabs(w[k]));

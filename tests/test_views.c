@@ -26,36 +26,40 @@ struct Golden {
     const char *keys;       // then pressed: ? help, t theme, z F2 (繁體中文), g the heads grid, v the line view, e the text box with an input method composing
     float temperature;      // sampling (seed 1); 0 = 1
     int top_k;
+    bool no_mask;           // the experiment without the look-ahead mask
 };
 
 static const Golden goldens[] = {
-    {"src.tokens", "src.tokens", 0, 0, DECODE_GREEDY, "", 0.0f, 0},
-    {"src.embed", "src.embed", 0, 0, DECODE_GREEDY, "", 0.0f, 0},
-    {"src.pos_enc", "src.pos_enc", 0, 0, DECODE_GREEDY, "", 0.0f, 0},  // the sin/cos stripes
-    {"enc.L2.norm2", "enc.L2.norm2", 0, 0, DECODE_GREEDY, "", 0.0f, 0},   // a layer's output, with each token's norm
-    {"enc.L1.self_attn.scores", "enc.L1.self_attn.scores", 1, 0, DECODE_GREEDY, "", 0.0f, 0},
-    {"enc.L1.self_attn.weights", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "", 0.0f, 0},
+    {"src.tokens", "src.tokens", 0, 0, DECODE_GREEDY, "", 0.0f, 0, false},
+    {"src.embed", "src.embed", 0, 0, DECODE_GREEDY, "", 0.0f, 0, false},
+    {"src.pos_enc", "src.pos_enc", 0, 0, DECODE_GREEDY, "", 0.0f, 0, false},  // the sin/cos stripes
+    {"enc.L2.norm2", "enc.L2.norm2", 0, 0, DECODE_GREEDY, "", 0.0f, 0, false},   // a layer's output, with each token's norm
+    {"enc.L1.self_attn.scores", "enc.L1.self_attn.scores", 1, 0, DECODE_GREEDY, "", 0.0f, 0, false},
+    {"enc.L1.self_attn.weights", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "", 0.0f, 0, false},
     // every head and their average; the column labels too wide for the cells read upwards
-    {"enc.L1.self_attn.weights.grid", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "g", 0.0f, 0},
-    {"enc.L1.self_attn.weights.dark", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "t", 0.0f, 0},
-    {"dec.look_ahead_mask", "dec.look_ahead_mask", 0, 5, DECODE_GREEDY, "", 0.0f, 0},
-    {"dec.L1.self_attn.masked_scores", "dec.L1.self_attn.masked_scores", 1, 5, DECODE_GREEDY, "", 0.0f, 0},
-    {"dec.L2.cross_attn.weights", "dec.L2.cross_attn.weights", 2, 5, DECODE_GREEDY, "", 0.0f, 0},
-    {"dec.L2.cross_attn.weights.lines", "dec.L2.cross_attn.weights", 1, 5, DECODE_GREEDY, "v", 0.0f, 0},  // with the gold dashed
-    {"dec.probs", "dec.probs", 0, 3, DECODE_GREEDY, "", 0.0f, 0},
-    {"dec.top_k", "dec.top_k", 0, 3, DECODE_GREEDY, "", 0.0f, 0},
-    {"dec.choice", "dec.choice", 0, 3, DECODE_GREEDY, "", 0.0f, 0},
+    {"enc.L1.self_attn.weights.grid", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "g", 0.0f, 0, false},
+    {"enc.L1.self_attn.weights.dark", "enc.L1.self_attn.weights", 1, 0, DECODE_GREEDY, "t", 0.0f, 0, false},
+    {"dec.look_ahead_mask", "dec.look_ahead_mask", 0, 5, DECODE_GREEDY, "", 0.0f, 0, false},
+    {"dec.L1.self_attn.masked_scores", "dec.L1.self_attn.masked_scores", 1, 5, DECODE_GREEDY, "", 0.0f, 0, false},
+    {"dec.L2.cross_attn.weights", "dec.L2.cross_attn.weights", 2, 5, DECODE_GREEDY, "", 0.0f, 0, false},
+    {"dec.L2.cross_attn.weights.lines", "dec.L2.cross_attn.weights", 1, 5, DECODE_GREEDY, "v", 0.0f, 0, false},  // with the gold dashed
+    {"dec.probs", "dec.probs", 0, 3, DECODE_GREEDY, "", 0.0f, 0, false},
+    {"dec.top_k", "dec.top_k", 0, 3, DECODE_GREEDY, "", 0.0f, 0, false},
+    {"dec.choice", "dec.choice", 0, 3, DECODE_GREEDY, "", 0.0f, 0, false},
     // T = 2 draws the 31st most likely token at step 1: its bar, its rank and u on the shares
-    {"dec.sample", "dec.sample", 0, 1, DECODE_SAMPLE, "", 2.0f, 0},
-    {"dec.sample.top_k", "dec.sample", 0, 2, DECODE_SAMPLE, "", 1.0f, 3},  // the removed tokens counted, not drawn
-    {"dec.beam", "dec.beam", 0, 3, DECODE_BEAM, "", 0.0f, 0},
-    {"dec.beam.end", "dec.beam", 0, 7, DECODE_BEAM, "", 0.0f, 0},  // the last step: earlier steps left out, a finished hypothesis
-    {"dec.L1.self_attn.weights.zh-TW", "dec.L1.self_attn.weights", 1, 5, DECODE_GREEDY, "z", 0.0f, 0},
-    {"dec.loss", "dec.loss", 0, 1, DECODE_TEACHER, "", 0.0f, 0},
+    {"dec.sample", "dec.sample", 0, 1, DECODE_SAMPLE, "", 2.0f, 0, false},
+    {"dec.sample.top_k", "dec.sample", 0, 2, DECODE_SAMPLE, "", 1.0f, 3, false},  // the removed tokens counted, not drawn
+    {"dec.beam", "dec.beam", 0, 3, DECODE_BEAM, "", 0.0f, 0, false},
+    {"dec.beam.end", "dec.beam", 0, 7, DECODE_BEAM, "", 0.0f, 0, false},  // the last step: earlier steps left out, a finished hypothesis
+    {"dec.L1.self_attn.weights.zh-TW", "dec.L1.self_attn.weights", 1, 5, DECODE_GREEDY, "z", 0.0f, 0, false},
+    {"dec.loss", "dec.loss", 0, 1, DECODE_TEACHER, "", 0.0f, 0, false},
     // m × |V|: each row named by the token it should produce, the columns by the vocabulary
-    {"dec.probs.teacher", "dec.probs", 0, 1, DECODE_TEACHER, "", 0.0f, 0},
-    {"help", "src.tokens", 0, 0, DECODE_GREEDY, "?", 0.0f, 0},
-    {"text_box", "src.tokens", 0, 0, DECODE_GREEDY, "e", 0.0f, 0},
+    {"dec.probs.teacher", "dec.probs", 0, 1, DECODE_TEACHER, "", 0.0f, 0, false},
+    // the experiment without the mask: the weights above the diagonal drawn, the page's title marked
+    {"dec.L1.self_attn.weights.no_mask", "dec.L1.self_attn.weights", 1, 1, DECODE_TEACHER, "", 0.0f, 0, true},
+    {"dec.L1.self_attn.weights.no_mask.zh-TW", "dec.L1.self_attn.weights", 1, 1, DECODE_TEACHER, "z", 0.0f, 0, true},
+    {"help", "src.tokens", 0, 0, DECODE_GREEDY, "?", 0.0f, 0, false},
+    {"text_box", "src.tokens", 0, 0, DECODE_GREEDY, "e", 0.0f, 0, false},
 };
 enum { N_GOLDEN = sizeof goldens / sizeof *goldens };
 
@@ -63,7 +67,8 @@ enum { N_GOLDEN = sizeof goldens / sizeof *goldens };
 static int setup_golden(void **state) {
     const Golden *gd = *state;
     AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE,
-                    .decode = {.mode = gd->mode, .temperature = gd->temperature, .top_k = gd->top_k, .seed = 1}};
+                    .decode = {.mode = gd->mode, .temperature = gd->temperature, .top_k = gd->top_k, .seed = 1,
+                               .no_look_ahead_mask = gd->no_mask}};
     if (gd->mode == DECODE_TEACHER) {
         o.decode.target = target.ids;
         o.decode.target_len = target.n;

@@ -91,6 +91,10 @@ typedef enum {
     S_DECODE_FAILED,    // "Could not run with these settings: %s"
     S_TARGET,           // "target: %s"
     S_EXPORT_SCALE,     // the settings row: Ctrl+S's pixel density
+    S_LOOK_AHEAD_MASK,  // the settings row of the experiment without the mask
+    S_ON,
+    S_OFF,
+    S_NO_MASK_MARK,     // the page's title while the experiment runs: "no look-ahead mask"
     // lessons (lessonmode.c)
     S_L_STEP,
     S_L_FIRST,

@@ -73,7 +73,17 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs) {
         snprintf(line + n, sizeof line - (size_t)n, "   %s", i18n(lang, S_TEACHER_FORCING));
     else if (s->dstep)
         snprintf(line + n, sizeof line - (size_t)n, "   %s %d", i18n(lang, S_DECODING_STEP), s->dstep);
-    gfx_text_fit(g, r.title.x, r.title.y, r.title.w, line, big, th->text, GFX_LEFT);
+    SDL_Rect title = r.title;
+    if (trace_options(vs->trace)->no_look_ahead_mask) {
+        // the experiment is named on every page, so that no picture of it passes for the real model
+        const char *mark = i18n(lang, S_NO_MASK_MARK);
+        int w = gfx_text_width(g, mark, px) + 2 * pad;
+        SDL_Rect box = {title.x + title.w - w, title.y, w, title.h};
+        gfx_fill(g, box, th->accent);
+        gfx_text(g, box.x + pad, box.y + (box.h - lh) / 2, mark, px, th->accent_text, GFX_LEFT);
+        title.w -= w + pad;
+    }
+    gfx_text_fit(g, title.x, title.y, title.w, line, big, th->text, GFX_LEFT);
     view_draw(g, r.view, vs);
     gfx_fill(g, r.formula, th->panel);
     gfx_frame(g, r.formula, 1, th->panel_edge);

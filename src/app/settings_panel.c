@@ -73,6 +73,7 @@ static int settings_rows(const SpState *st, SettingsRow *rows) {
     }
     if (mode != DECODE_TEACHER) rows[n++] = ROW_MAX_STEPS;  // teacher forcing runs the target's length
     if (mode != DECODE_TEACHER) rows[n++] = ROW_SPECIAL;    // it chooses nothing
+    rows[n++] = ROW_MASK;
     rows[n++] = ROW_EXPORT_SCALE;
     return n;
 }
@@ -119,6 +120,7 @@ static void change(SettingsPanel *sp, const SpState *st, SettingsRow row, int de
         break;
     case ROW_MAX_STEPS: d.max_steps = clamp_int((d.max_steps ? d.max_steps : cfg->max_len) + delta, 1, cfg->max_len); break;
     case ROW_SPECIAL: d.allow_special = !d.allow_special; break;
+    case ROW_MASK: d.no_look_ahead_mask = !d.no_look_ahead_mask; break;  // − and + both switch it
     case ROW_EXPORT_SCALE: sp->export_scale = clamp_int(sp->export_scale + delta, 1, 4); return;
     default: return;
     }
@@ -197,6 +199,7 @@ static void row_value(const SettingsPanel *sp, const SpState *st, SettingsRow ro
         else snprintf(buf, size, i18n(lang, S_MODEL_MAX), st->model->cfg.max_len);
         break;
     case ROW_SPECIAL: snprintf(buf, size, "%s", i18n(lang, d->allow_special ? S_SPECIAL_ALLOWED : S_SPECIAL_EXCLUDED)); break;
+    case ROW_MASK: snprintf(buf, size, "%s", i18n(lang, d->no_look_ahead_mask ? S_OFF : S_ON)); break;
     case ROW_EXPORT_SCALE: snprintf(buf, size, "%d\xC3\x97", sp->export_scale); break;  // 2×
     default: buf[0] = '\0';
     }
@@ -212,7 +215,8 @@ void sp_draw(SettingsPanel *sp, Gfx *g, const SpState *st, const Theme *th, Lang
     if (!sp->open) return;
     int W = gfx_width(g), px = gfx_px(g, 18), small = gfx_px(g, 15), lh = gfx_line_height(g, px), pad = gfx_px(g, 12);
     int row_h = lh + pad / 2 + gfx_px(g, 4);
-    static const StringId labels[ROW_COUNT] = {S_MODEL, S_DECODING, S_BEAM_WIDTH, S_TEMPERATURE, S_TOP_K, S_TOP_P, S_SEED, S_MAX_STEPS, S_SPECIAL, S_EXPORT_SCALE};
+    static const StringId labels[ROW_COUNT] = {S_MODEL, S_DECODING, S_BEAM_WIDTH, S_TEMPERATURE, S_TOP_K, S_TOP_P, S_SEED, S_MAX_STEPS, S_SPECIAL,
+                                               S_LOOK_AHEAD_MASK, S_EXPORT_SCALE};
     SettingsRow rows[ROW_COUNT];
     int n = settings_rows(st, rows), label_w = 0;
     for (int i = 0; i < n; i++) {

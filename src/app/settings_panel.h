@@ -15,7 +15,8 @@
 #include "trace.h"
 
 // The panel's rows (only those that apply to the strategy are shown).
-typedef enum { ROW_MODEL, ROW_STRATEGY, ROW_BEAM, ROW_TEMPERATURE, ROW_TOP_K, ROW_TOP_P, ROW_SEED, ROW_MAX_STEPS, ROW_SPECIAL, ROW_EXPORT_SCALE, ROW_COUNT } SettingsRow;
+typedef enum { ROW_MODEL, ROW_STRATEGY, ROW_BEAM, ROW_TEMPERATURE, ROW_TOP_K, ROW_TOP_P, ROW_SEED, ROW_MAX_STEPS, ROW_SPECIAL, ROW_MASK, ROW_EXPORT_SCALE,
+               ROW_COUNT } SettingsRow;
 
 // A clickable part of the panel: a row's − or + (delta), or a strategy (choice ≥ 0).
 typedef struct {

@@ -11,8 +11,11 @@ static bool unit_scale(const Step *s) {
     return k == STAGE_KIND_ATTENTION || k == STAGE_KIND_PROBS || k == STAGE_KIND_MASK;
 }
 
-// Masked by the look-ahead mask: above the diagonal of the decoder's self-attention.
-static bool causal_masked(const Step *s, int r, int c) { return c > r && s->stage->causal; }
+// Masked by the look-ahead mask: above the diagonal of the decoder's
+// self-attention, unless the experiment without the mask runs.
+static bool causal_masked(const ViewState *vs, const Step *s, int r, int c) {
+    return c > r && s->stage->causal && !trace_options(vs->trace)->no_look_ahead_mask;
+}
 
 static void value_range(const Step *s, float *lo, float *hi) {
     if (unit_scale(s)) {
@@ -243,7 +246,7 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
         for (int c = 0; c < s->cols; c++) {
             float v = trace_row(s, r)[c];
             SDL_Rect cell = {L.grid.x + c * L.cell_w, y, L.cell_w, L.cell_h};
-            bool masked = isinf(v) || causal_masked(s, r, c);
+            bool masked = isinf(v) || causal_masked(vs, s, r, c);
             Color fill = masked ? t->masked : cmap_color(vs->cmap, (v - L.lo) / (L.hi - L.lo));
             gfx_fill(g, cell, fill);
             if (masked) gfx_hatch(g, cell, gfx_px(g, 7), t->panel_edge);  // never mistaken for a small value

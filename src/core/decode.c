@@ -142,13 +142,15 @@ static int run_stepwise(Ctx *c, Seq mem) {
     rng_init(&rng, tr->opt.seed);
     seq[0] = voc_bos(m->tgt);
     int prev_pass = -1;  // first step of the previous decoder pass
-    c->chain_cap = tr->opt.max_steps;
+    // without the look-ahead mask a new token changes every earlier row: each pass stands alone
+    bool chained = !tr->opt.no_look_ahead_mask;
+    c->chain_cap = chained ? tr->opt.max_steps : 0;
     for (int t = 1; t <= tr->opt.max_steps; t++) {
         c->dstep = t;
         // each step's input extends the previous one's by one token: incremental
         int pass = tr->n_steps;
         float *h = trace_decoder_pass(c, seq, t, "m", mem, prev_pass);
-        prev_pass = pass;
+        if (chained) prev_pass = pass;
         const char **last = trace_new_labels(c, 1);
         last[0] = voc_token(m->tgt, seq[t - 1]);
         float *probs;

@@ -72,7 +72,7 @@ static Size plan(const Model *m, size_t n, const DecodeOptions *o) {
     } else {
         // greedy and sampling: each pass extends the one before in place, so
         // the floats are those of the longest pass; beam search stores each
-        bool chained = o->mode != DECODE_BEAM;
+        bool chained = o->mode != DECODE_BEAM && !o->no_look_ahead_mask;
         if (chained) s.floats += decoder_pass_size(c, T, n, padded).floats;
         for (size_t t = 1; t <= T; t++) {
             Size pass = decoder_pass_size(c, t, n, padded);
@@ -429,12 +429,15 @@ float *trace_decoder_pass(Ctx *c, const int *ids, int t, const char *sym, Seq me
     const char *const *labels = trace_token_labels(c, m->tgt, ids, t);
     record_tokens(c, false, ids, t, labels, sym);
     Seq x = {embed(c, false, ids, t, labels, sym), t, labels, sym};
+    // the experiment without the mask records it all 0: every view of the masking still shows what was added
+    bool masked = !c->tr->opt.no_look_ahead_mask;
     float *mask = trace_emit(c, (Step){.name = "dec.look_ahead_mask", .rows = t, .cols = t, .sym_rows = sym, .sym_cols = sym,
-                                 .formula = "M[i][j] = 0 if j ≤ i, −∞ if j > i", .row_labels = labels, .col_labels = labels});
+                                 .formula = masked ? "M[i][j] = 0 if j ≤ i, −∞ if j > i" : "M[i][j] = 0: the look-ahead mask is off",
+                                 .row_labels = labels, .col_labels = labels});
     int ms = c->last_stride, r0 = c->first_row;
     // the new row, and the old rows' new column: 0 on and below the diagonal, −∞ above (op_look_ahead_mask)
     for (int i = 0; i < t; i++)
-        for (int j = i < r0 ? r0 : 0; j < t; j++) mask[(size_t)i * ms + j] = j > i ? -INFINITY : 0.0f;
+        for (int j = i < r0 ? r0 : 0; j < t; j++) mask[(size_t)i * ms + j] = j > i && masked ? -INFINITY : 0.0f;
     for (int l = 0; l < m->cfg.n_dec; l++) {
         const DecLayer *L = &m->w.dec[l];
         c->layer = l + 1;

@@ -28,6 +28,7 @@ typedef struct {
     const int *target;  // teacher forcing: reference target ids, without <bos>/<eos>
     int target_len;
     int pad_to;         // source padded with <pad> up to this length, as in a training batch, and the pads masked; 0 = off
+    bool no_look_ahead_mask;  // an experiment: the decoder's self-attention sees every position, later ones too
 } DecodeOptions;
 
 // One recorded value. Layer, head and dstep count from 1; 0 means "not

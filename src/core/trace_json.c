@@ -52,6 +52,7 @@ void trace_json_about(const Trace *t, FILE *fp, const char *src_text) {
                 (unsigned long long)o->seed);
     if (o->pad_to > 0) fprintf(fp, ",\"pad_to\":%d", o->pad_to);
     if (o->mode != DECODE_TEACHER) fprintf(fp, ",\"special_tokens\":\"%s\"", o->allow_special ? "allowed" : "excluded");
+    if (o->no_look_ahead_mask) fputs(",\"look_ahead_mask\":false", fp);
     fputs("},\"source\":{\"text\":", fp);
     if (src_text) json_write_string(fp, src_text);
     else fputs("null", fp);

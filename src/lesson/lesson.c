@@ -257,7 +257,7 @@ static const KeyInfo keys[] = {
     {"view", K_STEP, K_ONCE},        {"highlight", K_STEP, K_ONCE},     {"say", K_STEP, K_PARAGRAPHS},
     {"say.zh", K_STEP, K_PARAGRAPHS}, {"ask", K_STEP, K_ONCE},          {"ask.zh", K_STEP, K_ONCE},
     {"choice", K_STEP, K_LIST},      {"choice.zh", K_STEP, K_LIST},     {"answer", K_STEP, K_ONCE},
-    {"reveal", K_STEP, K_PARAGRAPHS}, {"reveal.zh", K_STEP, K_PARAGRAPHS},
+    {"reveal", K_STEP, K_PARAGRAPHS}, {"reveal.zh", K_STEP, K_PARAGRAPHS}, {"look-ahead-mask", K_BOTH, K_ONCE},
 };
 
 static const KeyInfo *key_info(const char *name) {
@@ -276,7 +276,10 @@ static bool parse_int(const char *s, long lo, long hi, long *out) {
     return true;
 }
 
-static void run_clear(LesRun *r) { *r = (LesRun){.mode = -1, .beam = -1, .top_k = -1, .max_steps = -1, .temperature = -1, .top_p = -1, .allow_special = -1}; }
+static void run_clear(LesRun *r) {
+    *r = (LesRun){.mode = -1, .beam = -1, .top_k = -1, .max_steps = -1, .temperature = -1, .top_p = -1, .allow_special = -1,
+                  .look_ahead_mask = -1};
+}
 
 // A numeric setting within the command line's bounds (settings.h), or a problem.
 static bool setting(Setting which, const Entry *e, const char *path, LesProblems *pr, double *out) {
@@ -322,6 +325,9 @@ static bool set_run_key(LesRun *r, const Entry *e, const char *path, LesProblems
         if (setting(SETTING_TEMPERATURE, e, path, pr, &x)) r->temperature = (float)x;
     } else if (!strcmp(k, "top-p")) {
         if (setting(SETTING_TOP_P, e, path, pr, &x)) r->top_p = (float)x;
+    } else if (!strcmp(k, "look-ahead-mask")) {
+        if (!strcmp(v, "on") || !strcmp(v, "off")) r->look_ahead_mask = !strcmp(v, "on");
+        else les_problem(pr, "%s:%d: look-ahead-mask is \"%s\"; expected on or off", path, e->line, ERR_QUOTE(v, 40));
     } else if (!strcmp(k, "seed")) {
         char *end;
         errno = 0;
@@ -666,6 +672,7 @@ LesRun les_run_for_step(const Lesson *l, int i, const char *sentence_override) {
     if (s->temperature >= 0) r.temperature = s->temperature;
     if (s->top_p >= 0) r.top_p = s->top_p;
     if (s->allow_special >= 0) r.allow_special = s->allow_special;
+    if (s->look_ahead_mask >= 0) r.look_ahead_mask = s->look_ahead_mask;
     if (s->seed_set) {
         r.seed = s->seed;
         r.seed_set = true;
@@ -679,7 +686,8 @@ static bool str_eq(const char *a, const char *b) { return a == b || (a && b && !
 bool les_run_equal(const LesRun *a, const LesRun *b) {
     return str_eq(a->model, b->model) && str_eq(a->sentence, b->sentence) && str_eq(a->target, b->target) && a->mode == b->mode && a->beam == b->beam &&
            a->top_k == b->top_k && a->max_steps == b->max_steps && a->temperature == b->temperature && a->top_p == b->top_p &&
-           a->allow_special == b->allow_special && a->seed_set == b->seed_set && (!a->seed_set || a->seed == b->seed);
+           a->allow_special == b->allow_special && a->look_ahead_mask == b->look_ahead_mask && a->seed_set == b->seed_set &&
+           (!a->seed_set || a->seed == b->seed);
 }
 
 DecodeOptions les_decode_options(const LesRun *r) {
@@ -690,6 +698,7 @@ DecodeOptions les_decode_options(const LesRun *r) {
     if (r->temperature > 0) o.temperature = r->temperature;
     if (r->top_p > 0) o.top_p = r->top_p;
     o.allow_special = r->allow_special == 1;
+    o.no_look_ahead_mask = r->look_ahead_mask == 0;
     return o;
 }
 
