@@ -395,6 +395,11 @@ static ViewState view_state(const App *a, bool hover) {
                        .opt = a->view, .lang = a->lang};
 }
 
+bool app_cell_size(App *a, int *w, int *h) {
+    ViewState vs = view_state(a, false);
+    return view_cell_size(a->g, a->lay.parts.view, &vs, w, h);
+}
+
 int app_render_step_png(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, Colormap cmap, const char *font,
                         const char *path, Error *err) {
     int W = (int)lroundf((float)w * scale), H = (int)lroundf((float)h * scale);
@@ -661,7 +666,8 @@ void app_draw(App *a) {
     char counter[32], info[256];
     if (a->list) bars_counter(a->list_at, sl_count(a->list), counter, sizeof counter);
     FrameContent content = {.settings_label = i18n(a->lang, S_SETTINGS_BUTTON), .info = bars_info(a->m, a->t, a->lang, info, sizeof info),
-                            .counter = a->list ? counter : NULL, .lesson_panel = a->lesson && lm_panel_shown(a->lesson)};
+                            .counter = a->list ? counter : NULL, .lesson_panel = a->lesson && lm_panel_shown(a->lesson),
+                            .lesson_strip = a->lesson && lm_panel_collapsed(a->lesson) ? lm_strip_width(g) : 0};
     lay_frame(g, &content, &a->lay);
     tb_draw(&a->tb, a->lay.text_box, th, a->lang, a->sentence);
     bars_draw_top(g, &a->lay, th, a->lang, a->list ? counter : NULL, info, a->help, a->sp.open);

@@ -84,6 +84,9 @@ void app_list_go(App *a, int delta);
 int app_unknown_spans(App *a, int *start, int *end, int max);
 int app_suggestions(App *a, const char **words, int max);
 bool app_settings_open(const App *a);
+// The size of a heatmap cell of the step shown in the last frame drawn, for
+// tests of the layout; false when the step is not shown as a heatmap.
+bool app_cell_size(App *a, int *w, int *h);
 // For lesson mode (lessonmode.c): show a trace made elsewhere (owned from
 // now on) of sentence, run with d (its target, if any, is the trace's); the view's
 // options; the status line; whether the text box, help or settings have the keys.

@@ -82,6 +82,7 @@ static void draw_teacher(Gfx *g, const ViewState *vs, int x, int y, int right) {
     int small = gfx_px(g, 16), pad = gfx_px(g, 12);
     const char *badge = i18n(vs->lang, S_TEACHER_FORCING);
     int bh = gfx_line_height(g, small), bw = gfx_text_width(g, badge, small) + pad;
+    if (x + bw > right) return;  // a narrow window: the top row already names the strategy
     gfx_fill(g, (SDL_Rect){x, y, bw, bh}, th->chosen);
     gfx_text(g, x + pad / 2, y, badge, small, theme_text_on(th->chosen), GFX_LEFT);
     enum { FED_MAX = 16384 };  // as the text box holds

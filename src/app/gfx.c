@@ -65,7 +65,33 @@ struct Gfx {
     WidthEntry widths[WIDTH_CACHE];
     size_t cache_bytes;         // pixels held by the cache's surfaces
     SDL_Rect clip;
+    GfxTextMark *marks;     // gfx_record_text: where text went, for layout tests
+    int marks_max, *marks_n;
+    bool mark_cut, mark_sub, mark_turned;  // what the text being drawn is (set by the caller of gfx_text)
+    bool whole_text;        // gfx_clip_whole_text
+    int mark_h;             // > 0: the text takes only this height of its line (upright Chinese)
 };
+
+void gfx_clip_whole_text(Gfx *g, bool whole) { g->whole_text = whole; }
+
+void gfx_record_text(Gfx *g, GfxTextMark *marks, int max, int *n) {
+    g->marks = marks;
+    g->marks_max = max;
+    g->marks_n = n;
+    if (n) *n = 0;
+}
+
+static void mark_text(Gfx *g, SDL_Rect r, int px) {
+    if (!g->marks || *g->marks_n >= g->marks_max) return;
+    if (g->mark_h > 0 && g->mark_h < r.h) {
+        r.y += (r.h - g->mark_h) / 2;
+        r.h = g->mark_h;
+    }
+    SDL_Rect canvas = {0, 0, g->surface->w, g->surface->h}, in_clip, in_canvas;
+    bool clipped = !SDL_IntersectRect(&r, &g->clip, &in_clip) || !SDL_RectEquals(&in_clip, &r) ||
+                   !SDL_IntersectRect(&r, &canvas, &in_canvas) || !SDL_RectEquals(&in_canvas, &r);
+    g->marks[(*g->marks_n)++] = (GfxTextMark){r, px, g->mark_cut, clipped, g->mark_sub, g->mark_turned};
+}
 
 // Noto Sans CJK TC: Latin and both Chinese scripts in one face (index 3 of the collection).
 static const struct {
@@ -462,7 +488,9 @@ int gfx_text(Gfx *g, int x, int y, const char *utf8, int px, Color c, int align)
     if (!utf8 || !*utf8) return 0;
     SDL_Surface *s = render_text(g, utf8, px, c);
     if (!s) return 0;
-    SDL_Rect dst = {align == GFX_CENTER ? x - s->w / 2 : align == GFX_RIGHT ? x - s->w : x, y, s->w, s->h};
+    SDL_Rect dst = {align == GFX_CENTER ? x - s->w / 2 : align == GFX_RIGHT ? x - s->w : x, y, s->w, s->h}, in;
+    if (g->whole_text && (!SDL_IntersectRect(&dst, &g->clip, &in) || !SDL_RectEquals(&in, &dst))) return s->w;
+    if (g->marks) mark_text(g, dst, px);
     SDL_BlitSurface(s, NULL, g->surface, &dst);
     return s->w;
 }
@@ -486,7 +514,10 @@ static const char *fitted(Gfx *g, const char *utf8, int px, int w, char *buf, si
 int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align) {
     char buf[256];
     const char *text = fitted(g, utf8, px, w, buf, sizeof buf);
-    return text ? gfx_text(g, x, y, text, px, c, align) : 0;
+    g->mark_cut = text != utf8;
+    int drawn = text ? gfx_text(g, x, y, text, px, c, align) : 0;
+    g->mark_cut = false;
+    return drawn;
 }
 
 // ---- formulas ----------------------------------------------------------------
@@ -562,23 +593,25 @@ static size_t closing_paren(const char *f, size_t len, size_t open) {
 }
 
 // Splits f[0, len) into runs at size px on baseline rise.
-static void math_parse(MathRuns *m, const char *f, size_t len, int px, int rise) {
-    int small = px * 7 / 10, down = rise - px / 4, up = rise + px * 2 / 5;
+// least: the smallest size a raised or lowered part takes, so that a script
+// inside a script (d_model in an exponent) stays readable.
+static void math_parse(MathRuns *m, const char *f, size_t len, int px, int rise, int least) {
+    int small = SDL_max(px * 7 / 10, least), down = rise - px / 4, up = rise + px * 2 / 5;
     for (size_t i = 0; i < len;) {
         const char *p = f + i;
         if (*p == '_' && i + 1 < len && sub_char(p + 1) && !plain_name(f, len, i)) {  // x_ab: ab lowered
             size_t k = i + 1;
             while (k < len && sub_char(f + k) && !(f[k] == ',' && k + 2 < len && name_char(f[k + 1]) && f[k + 2] == '_')) k++;
-            math_parse(m, f + i + 1, k - i - 1, small, down);
+            math_parse(m, f + i + 1, k - i - 1, small, down, least);
             i = k;
         } else if (*p == '^' && i + 2 < len && p[1] == '(' && closing_paren(f, len, i + 1) < len &&
                    closing_paren(f, len, i + 1) > i + 2) {  // x^(…): … raised
             size_t close = closing_paren(f, len, i + 1);
-            math_parse(m, f + i + 2, close - i - 2, small, up);
+            math_parse(m, f + i + 2, close - i - 2, small, up, least);
             i = close + 1;
         } else if (*p == '^' && i + 1 < len && power_len(f + i + 1, len - i - 1)) {  // e^1.2, e^−2.7: raised
             size_t n = power_len(f + i + 1, len - i - 1);
-            math_parse(m, f + i + 1, n, small, up);
+            math_parse(m, f + i + 1, n, small, up, least);
             i += 1 + n;
         } else if (!strncmp(p, "\xE1\xB5\x80", 3)) {  // ᵀ
             math_put(m, "T", 1, small, up);
@@ -605,13 +638,15 @@ static int math_width(Gfx *g, const MathRuns *m) {
 int gfx_math(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c) {
     if (!utf8 || !*utf8) return 0;
     MathRuns m = {.n = 0};
-    math_parse(&m, utf8, strlen(utf8), px, 0);
+    math_parse(&m, utf8, strlen(utf8), px, 0, px * 7 / 10);
     if (m.overflow || math_width(g, &m) > w) return gfx_text_fit(g, x, y, w, utf8, px, c, GFX_LEFT);
     int baseline = y + TTF_FontAscent(font_for(g, px)), at = x;
     for (int i = 0; i < m.n; i++) {
         const MathRun *r = &m.run[i];
+        g->mark_sub = r->px < px;
         at += gfx_text(g, at, baseline - r->rise - TTF_FontAscent(font_for(g, r->px)), r->text, r->px, c, GFX_LEFT);
     }
+    g->mark_sub = false;
     return at - x;
 }
 
@@ -633,7 +668,10 @@ int gfx_text_fit_end(Gfx *g, int x, int y, int w, const char *utf8, int px, Colo
     if (best_word) best = best_word;
     if (!best) return 0;
     snprintf(buf, sizeof buf, "\xE2\x80\xA6%s", best);
-    return gfx_text(g, x, y, buf, px, c, align);
+    g->mark_cut = true;
+    int drawn = gfx_text(g, x, y, buf, px, c, align);
+    g->mark_cut = false;
+    return drawn;
 }
 
 // Bytes of the UTF-8 character at s, and its code point.
@@ -666,6 +704,7 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
         // cut short, the last place that fits holds a vertical ellipsis
         int step = px, n = chars * step <= len ? chars : len / step, cx = x + gfx_line_height(g, px) / 2, y = bottom - n * step;
         const char *p = utf8;
+        g->mark_h = step;
         for (int i = 0; i < n; i++, y += step) {
             char one[5] = {0};
             unsigned cp;
@@ -675,12 +714,17 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
             const char *shown = n < chars && i == n - 1 ? "\xEF\xB8\x99" : one;  // ︙, the font has no ⋮
             gfx_text(g, cx, y - (gfx_line_height(g, px) - step) / 2, shown, px, c, GFX_CENTER);
         }
+        g->mark_h = 0;
         return n * step;
     }
     char buf[256];
     const char *text = fitted(g, utf8, px, len, buf, sizeof buf);
     SDL_Surface *s = text ? render_text(g, text, px, c) : NULL;
     if (!s || SDL_LockSurface(s) < 0) return 0;
+    g->mark_cut = text != utf8;
+    g->mark_turned = true;
+    if (g->marks) mark_text(g, (SDL_Rect){x, bottom - s->w, s->h, s->w}, px);
+    g->mark_cut = g->mark_turned = false;
     // the rendered line's pixel (sx, sy) goes to (x + sy, bottom - 1 - sx)
     const SDL_Rect *k = &g->clip;
     for (int sy = 0; sy < s->h; sy++) {
@@ -753,7 +797,7 @@ static size_t wrap_unit(const char *s) {
 static int line_width(Gfx *g, const char *line, int px, bool math) {
     if (!math) return gfx_text_width(g, line, px);
     MathRuns m = {.n = 0};
-    math_parse(&m, line, strlen(line), px, 0);
+    math_parse(&m, line, strlen(line), px, 0, px * 7 / 10);
     return m.overflow ? gfx_text_width(g, line, px) : math_width(g, &m);
 }
 

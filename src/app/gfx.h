@@ -43,6 +43,9 @@ int gfx_px(const Gfx *g, float design_px);
 
 // Restricts drawing to r (NULL: the whole canvas).
 void gfx_clip(Gfx *g, const SDL_Rect *r);
+// whole true: text not wholly inside the clip rectangle is left out rather
+// than cut (a scrolled column of lines shows no half lines).
+void gfx_clip_whole_text(Gfx *g, bool whole);
 void gfx_clear(Gfx *g, Color c);
 // Fills r, blending by the colour's alpha.
 void gfx_fill(Gfx *g, SDL_Rect r, Color c);
@@ -77,5 +80,18 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
 int gfx_text_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw);
 // The same, each line typeset as gfx_math does (lesson narration: d_model, Kᵀ, W₁).
 int gfx_math_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw);
+
+// Where text went, for tests of the layout: while recording, every text drawn
+// (gfx_text and the functions built on it) adds a mark, up to max.
+typedef struct {
+    SDL_Rect r;         // the text's box on the canvas (turned text: its turned box)
+    int px;             // its size
+    bool cut;           // shortened with "…" to fit
+    bool clipped;       // not wholly inside the clip rectangle or the canvas: part of it not shown
+    bool sub;           // a formula's raised or lowered part, smaller by design
+    bool turned;        // read upwards (gfx_text_up): its line's height runs across r.w
+} GfxTextMark;
+// Starts recording into marks (NULL: stops); *n counts the marks made.
+void gfx_record_text(Gfx *g, GfxTextMark *marks, int max, int *n);
 
 #endif

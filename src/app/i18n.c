@@ -43,6 +43,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "In a lesson: 1 \xE2\x80\xA6 6, Enter\tpick a choice, reveal the answer\n"
                         "In a lesson: Esc\texplore freely; Esc again: back to the lesson\n"
                         "In a lesson: R\tback to the lesson's own sentence\n"
+                        "In a lesson: N, \xE2\x86\x91 \xE2\x86\x93\tfold the narration away / back; scroll it\n"
                         "Ctrl + Q\tquit",
         [S_SAVED] = "Saved %s",
         [S_TYPE_SENTENCE] = "Type an English sentence and press Enter",
@@ -86,6 +87,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_V_BEAM_KEPT] = "kept",
         [S_V_BEAM_PRUNED] = "pruned",
         [S_V_BEAM_DONE] = "(done)",
+        [S_V_BEAM_MORE] = "… %d more (%d kept)",
         [S_V_BEAM_TREE] = "beam tree, width %d: token and score (sum of log P)",
         [S_V_BEAM_PATH] = "the output",
         [S_V_NO_MEMORY] = "Not enough memory to draw this view.",
@@ -133,7 +135,9 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_L_ANSWER] = "Answer",
         [S_L_RIGHT] = "Right!",
         [S_L_WRONG] = "Not this one.",
-        [S_L_KEYS] = "← → steps · Enter reveals · Esc explores · O lessons",
+        [S_L_KEYS] = "← → steps · Enter reveals · Esc explores · O lessons · N narration",
+        [S_L_NARRATION] = "narration (N)",
+        [S_L_SCROLL_MORE] = "↓ more (↑ ↓ scroll)",
         [S_L_EXPLORING] = "Exploring freely: every key works as usual. Esc goes back to the lesson (step %d).",
         [S_L_PROBLEMS] = "This lesson has problems and cannot run:",
         [S_L_PROBLEMS_HINT] = "Its sentence is open to explore freely. Esc closes this; O opens another lesson.",
@@ -185,6 +189,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "課程中：1 \xE2\x80\xA6 6、Enter\t選擇答案、揭曉答案\n"
                         "課程中：Esc\t自由探索；再按 Esc 回到課程\n"
                         "課程中：R\t回到課程原本的句子\n"
+                        "課程中：N、\xE2\x86\x91 \xE2\x86\x93\t收起 / 展開說明欄；捲動說明\n"
                         "Ctrl + Q\t結束",
         [S_SAVED] = "已儲存 %s",
         [S_TYPE_SENTENCE] = "輸入英文句子，按 Enter 執行",
@@ -228,6 +233,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_V_BEAM_KEPT] = "保留",
         [S_V_BEAM_PRUNED] = "剪除",
         [S_V_BEAM_DONE] = "（已結束）",
+        [S_V_BEAM_MORE] = "… 還有 %d 個（其中 %d 個保留）",
         [S_V_BEAM_TREE] = "集束搜尋樹，寬度 %d：詞元與分數（log P 之和）",
         [S_V_BEAM_PATH] = "輸出",
         [S_V_NO_MEMORY] = "記憶體不足，無法繪製此檢視。",
@@ -275,7 +281,9 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_L_ANSWER] = "答案",
         [S_L_RIGHT] = "答對了！",
         [S_L_WRONG] = "不是這一個。",
-        [S_L_KEYS] = "← → 步驟 · Enter 揭曉 · Esc 自由探索 · O 課程",
+        [S_L_KEYS] = "← → 步驟 · Enter 揭曉 · Esc 自由探索 · O 課程 · N 說明欄",
+        [S_L_NARRATION] = "說明欄（N）",
+        [S_L_SCROLL_MORE] = "↓ 還有（↑ ↓ 捲動）",
         [S_L_EXPLORING] = "自由探索中：所有按鍵照常運作。按 Esc 回到課程（第 %d 步）。",
         [S_L_PROBLEMS] = "這個課程有問題，無法執行：",
         [S_L_PROBLEMS_HINT] = "仍可自由探索它的句子。按 Esc 關閉此說明；按 O 開啟其他課程。",

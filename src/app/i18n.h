@@ -57,6 +57,7 @@ typedef enum {
     S_V_BEAM_KEPT,
     S_V_BEAM_PRUNED,
     S_V_BEAM_DONE,      // a finished hypothesis carried over
+    S_V_BEAM_MORE,      // the table's rows that do not fit: "… %d more (%d kept)"
     S_V_BEAM_TREE,      // the tree's heading: "beam tree: steps 1 to %d, width %d"
     S_V_BEAM_PATH,      // the legend: the output's path, kept and pruned branches
     S_V_NO_MEMORY,      // a view (or its gold alignment) whose data could not be made
@@ -107,6 +108,8 @@ typedef enum {
     S_L_RIGHT,
     S_L_WRONG,
     S_L_KEYS,
+    S_L_NARRATION,      // the folded narration strip's label
+    S_L_SCROLL_MORE,    // the narration goes on below
     S_L_EXPLORING,
     S_L_PROBLEMS,
     S_L_PROBLEMS_HINT,

@@ -46,7 +46,7 @@ void lay_frame(Gfx *g, const FrameContent *c, Layout *o) {
     o->page = (SDL_Rect){pad, top, W - 2 * pad, H - top - timeline_h - status_h - 2 * pad};
     o->lesson_panel = (SDL_Rect){0};
     if (c->lesson_panel) {  // the lesson's narration on the right
-        int panel_w = W * 34 / 100;
+        int panel_w = c->lesson_strip > 0 ? c->lesson_strip : W * 34 / 100;  // the view keeps at least 62% of the width
         o->page.w -= panel_w + pad;
         o->lesson_panel = (SDL_Rect){o->page.x + o->page.w + pad, o->page.y, panel_w, o->page.h};
     }

@@ -21,6 +21,7 @@ typedef struct {
     const char *info;            // the model and the strategy
     const char *counter;         // the class list's "n/N", or NULL without a list
     bool lesson_panel;           // the lesson's narration takes the right side
+    int lesson_strip;            // > 0: folded to a strip this wide
 } FrameContent;
 
 typedef struct {

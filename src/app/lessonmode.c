@@ -1,6 +1,7 @@
 #include "lessonmode.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,10 @@ struct LessonMode {
     Item items[MAX_ITEMS];
     int n_items;
     SDL_Rect prev_btn, next_btn, reveal_btn, choice_r[LES_MAX_CHOICES];
+    bool collapsed;             // N: the narration folded to a strip, the view takes the room
+    SDL_Rect collapse_btn, panel;   // the button that folds or unfolds it; the panel as last drawn
+    int scroll, scroll_max;     // the narration's text, scrolled up by this many pixels (↑ ↓, the wheel)
+    int mouse_x, mouse_y;       // where the pointer is: the wheel scrolls the panel under it
 };
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
@@ -85,6 +90,8 @@ bool lm_revealed(const LessonMode *lm) { return lm->revealed; }
 bool lm_picker_open(const LessonMode *lm) { return lm->picker; }
 
 int lm_picked(const LessonMode *lm) { return lm->pick; }
+bool lm_panel_collapsed(const LessonMode *lm) { return lm->collapsed && !(lm->show_problems && lm->problems.n); }
+
 bool lm_panel_shown(const LessonMode *lm) { return lm_running(lm) || (lm->show_problems && lm->problems.n); }
 
 const char *lm_problem(const LessonMode *lm) {
@@ -99,6 +106,7 @@ static void apply(LessonMode *lm, App *a) {
     lm->why[0] = '\0';
     lm->revealed = false;
     lm->chosen = 0;
+    lm->scroll = 0;
     LesRun r = les_run_for_step(l, lm->step, lm->own);
     char model[4096];
     if (!les_model_path(l, r.model, lm->models_dir, model, sizeof model)) {  // the parser refuses such a name first
@@ -279,12 +287,17 @@ static void next(LessonMode *lm, App *a, int delta) {
 static void reveal(LessonMode *lm, App *a) {
     if (!lm->l->steps[lm->step].ask[LES_EN]) return;
     lm->revealed = !lm->revealed;
+    if (lm->revealed) lm->scroll = INT_MAX / 2;  // down to the answer (the panel keeps it in range)
     ViewOptions v = *lm->host->view(a);
     v.hide_shape = !lm->revealed;
     lm->host->set_view(a, &v);
 }
 
 bool lm_event(LessonMode *lm, App *a, const SDL_Event *e) {
+    if (e->type == SDL_MOUSEMOTION) {
+        lm->mouse_x = e->motion.x;
+        lm->mouse_y = e->motion.y;
+    }
     if (lm->picker) return picker_event(lm, a, e);
     if (lm->host->busy(a)) return false;  // typing, help or settings: theirs
     if (e->type == SDL_KEYDOWN) {
@@ -308,6 +321,10 @@ bool lm_event(LessonMode *lm, App *a, const SDL_Event *e) {
         if (mod & KMOD_SHIFT) return false;  // Shift+arrows: the computation's stages, as always
         const LesStep *s = &lm->l->steps[lm->step];
         switch (sym) {
+        case SDLK_n: lm->collapsed = !lm->collapsed; return true;
+        case SDLK_UP: case SDLK_DOWN:
+            lm->scroll += (sym == SDLK_UP ? -1 : 1) * lm->panel.h / 4;
+            return true;
         case SDLK_RIGHT: case SDLK_PAGEDOWN: case SDLK_SPACE: next(lm, a, 1); return true;
         case SDLK_LEFT: case SDLK_PAGEUP: case SDLK_BACKSPACE: next(lm, a, -1); return true;
         case SDLK_HOME: lm_go(lm, a, 0); return true;
@@ -334,7 +351,8 @@ bool lm_event(LessonMode *lm, App *a, const SDL_Event *e) {
     }
     if (e->type == SDL_MOUSEBUTTONDOWN && e->button.button == SDL_BUTTON_LEFT && lm_running(lm)) {
         int x = e->button.x, y = e->button.y;
-        if (in_rect(lm->prev_btn, x, y)) next(lm, a, -1);
+        if (in_rect(lm->collapse_btn, x, y)) lm->collapsed = !lm->collapsed;
+        else if (in_rect(lm->prev_btn, x, y)) next(lm, a, -1);
         else if (in_rect(lm->next_btn, x, y)) next(lm, a, 1);
         else if (in_rect(lm->reveal_btn, x, y)) reveal(lm, a);
         else {
@@ -345,6 +363,10 @@ bool lm_event(LessonMode *lm, App *a, const SDL_Event *e) {
                 }
             return false;
         }
+        return true;
+    }
+    if (e->type == SDL_MOUSEWHEEL && lm_running(lm) && !lm->collapsed && in_rect(lm->panel, lm->mouse_x, lm->mouse_y)) {
+        lm->scroll -= e->wheel.y * lm->panel.h / 8;
         return true;
     }
     return false;
@@ -388,7 +410,8 @@ static void draw_problems(LessonMode *lm, Gfx *g, SDL_Rect area, const Theme *th
 static int draw_body(LessonMode *lm, Gfx *g, int x, int y, int w, const Theme *th, Lang lang, int px, bool draw) {
     const Lesson *l = lm->l;
     const LesStep *s = &l->steps[lm->step];
-    int li = lang_index(lang), top = y, pad = gfx_px(g, 14), small = px * 3 / 4, choice_px = px * 9 / 10;
+    // the question, its choices and the answer at the narration's size; labels no smaller than the smallest text
+    int li = lang_index(lang), top = y, pad = gfx_px(g, 14), small = SDL_max(px * 3 / 4, gfx_px(g, 14)), choice_px = px;
     char buf[1200];
     if (lm->why[0]) {
         snprintf(buf, sizeof buf, i18n(lang, S_L_NOT_APPLY), lm->why);
@@ -433,7 +456,21 @@ static int draw_body(LessonMode *lm, Gfx *g, int x, int y, int w, const Theme *t
     return y - top;
 }
 
+// The narration folded to a strip: a button that unfolds it, and its name read upwards.
+static void draw_strip(LessonMode *lm, Gfx *g, SDL_Rect area, const Theme *th, Lang lang) {
+    int pad = gfx_px(g, 6), small = gfx_px(g, 15);
+    lm->collapse_btn = button(g, area.x + pad, area.y + pad, "\xE2\x97\x80", small, th, false);  // ◀
+    lm->collapse_btn.w = SDL_min(lm->collapse_btn.w, area.w - 2 * pad);
+    int top = lm->collapse_btn.y + lm->collapse_btn.h + pad, lh = gfx_line_height(g, small);
+    gfx_text_up(g, area.x + (area.w - lh) / 2, area.y + area.h - pad, area.h - (top - area.y) - 2 * pad, i18n(lang, S_L_NARRATION), small,
+                th->text_dim);
+}
+
+int lm_strip_width(Gfx *g) { return gfx_px(g, 15) + 2 * gfx_px(g, 8) + 2 * gfx_px(g, 6); }
+
 void lm_draw_panel(LessonMode *lm, Gfx *g, SDL_Rect area, const Theme *th, Lang lang) {
+    lm->panel = area;
+    lm->collapse_btn = (SDL_Rect){0, 0, 0, 0};
     gfx_fill(g, area, th->panel);
     gfx_clip(g, &area);
     if (lm->show_problems && lm->problems.n) {
@@ -442,17 +479,25 @@ void lm_draw_panel(LessonMode *lm, Gfx *g, SDL_Rect area, const Theme *th, Lang 
         gfx_frame(g, area, 1, th->panel_edge);
         return;
     }
+    if (lm->collapsed) {
+        draw_strip(lm, g, area, th, lang);
+        gfx_clip(g, NULL);
+        gfx_frame(g, area, 1, th->panel_edge);
+        return;
+    }
     const Lesson *l = lm->l;
     int li = lang_index(lang);
     int pad = gfx_px(g, 14), small = gfx_px(g, 15), w = area.w - 2 * pad;
     int x = area.x + pad, y = area.y + pad, slh = gfx_line_height(g, small);
-    // which lesson, which step, and how far along
-    gfx_text_fit(g, x, y, w, l->title[li], small, th->text_dim, GFX_LEFT);
+    // which lesson, which step, and how far along; the button that folds the narration away
+    int fold_w = gfx_text_width(g, "\xE2\x96\xB6", small) + 2 * gfx_px(g, 8);
+    lm->collapse_btn = button(g, x + w - fold_w, y, "\xE2\x96\xB6", small, th, false);  // ▶
+    gfx_text_fit(g, x, y, w - fold_w - pad / 2, l->title[li], small, th->text_dim, GFX_LEFT);
     y += slh;
     char buf[64];
     snprintf(buf, sizeof buf, i18n(lang, S_L_STEP), lm->step + 1, l->n_steps);
-    gfx_text(g, x, y, buf, gfx_px(g, 17), th->text, GFX_LEFT);
-    y += gfx_line_height(g, gfx_px(g, 17)) + pad / 3;
+    gfx_text_fit(g, x, y, w - fold_w - pad / 2, buf, gfx_px(g, 17), th->text, GFX_LEFT);
+    y = SDL_max(y + gfx_line_height(g, gfx_px(g, 17)), lm->collapse_btn.y + lm->collapse_btn.h) + pad / 3;
     int seg = w / l->n_steps, gap = seg > 6 ? gfx_px(g, 2) : 0;
     for (int i = 0; i < l->n_steps; i++)
         gfx_fill(g, (SDL_Rect){x + i * w / l->n_steps, y, seg - gap > 1 ? seg - gap : 1, gfx_px(g, 6)}, i <= lm->step ? th->accent : th->panel_edge);
@@ -462,19 +507,31 @@ void lm_draw_panel(LessonMode *lm, Gfx *g, SDL_Rect area, const Theme *th, Lang 
     int hint_h = gfx_text_wrap(g, 0, 0, hint_w, i18n(lang, S_L_KEYS), small, th->text_dim, false);
     int bottom_h = hint_h > slh + gfx_px(g, 8) ? hint_h : slh + gfx_px(g, 8);
     int by = area.y + area.h - pad - bottom_h;
-    // the body at the largest size that fits above them (the smallest otherwise, clipped)
-    static const int sizes[] = {21, 19, 17, 15, 13};
-    int px = gfx_px(g, 13);
+    // the body at the largest size that fits above them; at the smallest, it scrolls
+    static const int sizes[] = {21, 19, 17, 15};
+    int px = 0, total = 0;
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         px = gfx_px(g, (float)sizes[i]);
-        if (y + draw_body(lm, g, x, y, w, th, lang, px, false) <= by - pad / 2) break;
+        total = draw_body(lm, g, x, y, w, th, lang, px, false);
+        if (y + total <= by - pad / 2) break;
     }
     lm->reveal_btn = (SDL_Rect){0, 0, 0, 0};
     for (int i = 0; i < LES_MAX_CHOICES; i++) lm->choice_r[i] = (SDL_Rect){0, 0, 0, 0};
-    SDL_Rect body = {area.x, area.y, area.w, by - pad / 2 - area.y};
-    gfx_clip(g, &body);
-    draw_body(lm, g, x, y, w, th, lang, px, true);
+    SDL_Rect body = {area.x, y, area.w, by - pad / 2 - y};
+    lm->scroll_max = SDL_max(0, total - body.h);
+    if (lm->scroll_max > 0) {  // a line under the text says there is more
+        body.h -= slh;
+        lm->scroll_max = total - body.h;
+    }
+    lm->scroll = SDL_max(0, SDL_min(lm->scroll, lm->scroll_max));
+    if (body.h > 0) {
+        gfx_clip(g, &body);
+        gfx_clip_whole_text(g, true);  // no half lines at the edges
+        draw_body(lm, g, x, y - lm->scroll, w, th, lang, px, true);
+        gfx_clip_whole_text(g, false);
+    }
     gfx_clip(g, &area);
+    if (lm->scroll < lm->scroll_max) gfx_text_fit(g, x, body.y + body.h, w, i18n(lang, S_L_SCROLL_MORE), small, th->accent, GFX_LEFT);
     lm->prev_btn = button(g, x, by, "\xE2\x97\x80", small, th, false);  // ◀
     lm->next_btn = button(g, x + lm->prev_btn.w + pad / 2, by, "\xE2\x96\xB6", small, th, false);  // ▶
     int kx = lm->next_btn.x + lm->next_btn.w + pad;

@@ -63,6 +63,10 @@ void lm_after_event(LessonMode *lm, App *a);
 
 // True when the narration panel takes the window's right side.
 bool lm_panel_shown(const LessonMode *lm);
+// True when the teacher folded the narration to a strip (N, or its button).
+bool lm_panel_collapsed(const LessonMode *lm);
+// The folded strip's width on g.
+int lm_strip_width(Gfx *g);
 void lm_draw_panel(LessonMode *lm, Gfx *g, SDL_Rect area, const Theme *th, Lang lang);
 // The picker, over the whole window, when open.
 void lm_draw_picker(LessonMode *lm, Gfx *g, const Theme *th, Lang lang);

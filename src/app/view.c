@@ -51,6 +51,12 @@ bool view_hit(Gfx *g, SDL_Rect area, const ViewState *vs, int x, int y, int *row
     return v && v->hit && v->hit(g, area, vs, s, x, y, row, col);
 }
 
+bool view_cell_size(Gfx *g, SDL_Rect area, const ViewState *vs, int *w, int *h) {
+    const Step *s = trace_step(vs->trace, vs->step);
+    const ViewRow *v = s ? view_of(s) : NULL;
+    return v && v->draw == panels_draw && panels_cell_size(g, area, vs, s, w, h);
+}
+
 ViewSwitches view_switches(const ViewState *vs) {
     const Step *s = trace_step(vs->trace, vs->step);
     ViewSwitches w = {0};

@@ -54,6 +54,10 @@ void view_draw(Gfx *g, SDL_Rect area, const ViewState *vs);
 // view, the line under the point or a token's strongest line.
 bool view_hit(Gfx *g, SDL_Rect area, const ViewState *vs, int x, int y, int *row, int *col);
 
+// The size of a heatmap cell of the step shown (in a composite view, of its
+// own panel), for tests of the layout; false when it is not shown as a heatmap.
+bool view_cell_size(Gfx *g, SDL_Rect area, const ViewState *vs, int *w, int *h);
+
 // The view switches that change how step vs->step is shown (keys G, V, M, A).
 typedef struct {
     bool heads_grid, lines;     // attention weights

@@ -7,27 +7,38 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Token boxes with ids under them; <unk> stands out.
-void bar_view_tokens(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
+// Lays out token boxes of text size px in rows across area (draw false:
+// measures only). Returns the height used.
+static int token_rows(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, int px, bool draw) {
     const Theme *t = vs->theme;
-    int px = vs->font_px * 3 / 2, small = vs->font_px * 4 / 5, pad = gfx_px(g, 10), x = area.x, y = area.y + pad;
-    int lh = gfx_line_height(g, px);
+    int small = SDL_max(view_small_px(vs), px / 2), pad = SDL_max(gfx_px(g, 10), px / 4), x = area.x, y = area.y + pad;
+    int lh = gfx_line_height(g, px), row_h = lh + gfx_line_height(g, small) + 3 * pad;
     char buf[32];
     for (int c = 0; c < s->cols; c++) {
         const char *tok = s->col_labels ? s->col_labels[c] : "?";
         int w = gfx_text_width(g, tok, px) + 2 * pad;
         if (x + w > area.x + area.w && x > area.x) {
             x = area.x;
-            y += lh + gfx_line_height(g, small) + 3 * pad;
+            y += row_h;
         }
-        bool unk = !strcmp(tok, VOC_UNK);
-        SDL_Rect box = {x, y, w, lh + pad};
-        gfx_fill(g, box, unk ? t->chosen : c == vs->hover_col ? t->hover : t->accent);
-        gfx_text(g, x + w / 2, y + pad / 2, tok, px, t->accent_text, GFX_CENTER);
-        snprintf(buf, sizeof buf, "%d", (int)s->data[c]);
-        gfx_text(g, x + w / 2, y + lh + pad + gfx_px(g, 4), buf, small, t->text_dim, GFX_CENTER);
+        if (draw) {
+            bool unk = !strcmp(tok, VOC_UNK);
+            SDL_Rect box = {x, y, w, lh + pad};
+            gfx_fill(g, box, unk ? t->chosen : c == vs->hover_col ? t->hover : t->accent);
+            gfx_text(g, x + w / 2, y + pad / 2, tok, px, t->accent_text, GFX_CENTER);
+            snprintf(buf, sizeof buf, "%d", (int)s->data[c]);
+            gfx_text(g, x + w / 2, y + lh + pad + gfx_px(g, 4), buf, small, t->text_dim, GFX_CENTER);
+        }
         x += w + pad;
     }
+    return y + row_h - area.y;
+}
+
+// Token boxes with ids under them, as large as the area holds; <unk> stands out.
+void bar_view_tokens(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
+    int px = vs->font_px * 5 / 2, least = vs->font_px;
+    while (px > least && token_rows(g, area, vs, s, px, false) > area.h) px = SDL_max(least, px * 9 / 10);
+    token_rows(g, area, vs, s, px, true);
 }
 
 typedef struct {
@@ -47,7 +58,7 @@ static int draw_bars(Gfx *g, SDL_Rect area, const ViewState *vs, const Bar *bars
         int w = gfx_text_width(g, bars[i].label, px);
         if (w > label_w) label_w = w;
     }
-    int row_h = lh + pad, bar_x = area.x + label_w + 2 * pad, bar_w = area.w - label_w - gfx_px(g, 110);
+    int row_h = lh + pad, bar_x = area.x + label_w + 2 * pad, bar_w = area.x + area.w - bar_x - gfx_px(g, 110);  // the value and ◀ after it
     char buf[32];
     int i = 0;
     for (; i < n && (i + 1) * row_h <= area.h; i++) {
@@ -76,11 +87,12 @@ static void draw_strip(Gfx *g, SDL_Rect area, const ViewState *vs, const TraceRa
     const Theme *t = vs->theme;
     int px = view_small_px(vs), lh = gfx_line_height(g, px), pad = gfx_px(g, 6);
     int x0 = area.x + pad, w = area.w - 2 * pad - gfx_px(g, 40), h = lh * 2;
-    if (w < 20 || y + 3 * lh + h + pad > area.y + area.h) return;
     char buf[200];
     snprintf(buf, sizeof buf, i18n(vs->lang, S_V_DRAW_STRIP), (double)u, voc_token(vs->model->tgt, chosen));
-    gfx_text(g, x0, y, buf, px, t->text_dim, GFX_LEFT);
-    y += lh + lh;  // room for u's label above the strip
+    int said_h = gfx_text_wrap(g, x0, y, area.w - 2 * pad, buf, px, t->text_dim, false);
+    if (w < 20 || y + said_h + 2 * lh + h + pad > area.y + area.h) return;
+    gfx_text_wrap(g, x0, y, area.w - 2 * pad, buf, px, t->text_dim, true);
+    y += said_h + lh;  // room for u's label above the strip
     double acc = 0.0;
     for (int i = 0; i < n && r[i].p > 0.0f; i++) {
         int a = x0 + (int)lround(acc * w);

@@ -58,7 +58,15 @@ static void draw_beam_table(Gfx *g, SDL_Rect area, const ViewState *vs, const St
     gfx_text_fit(g, area.x, area.y, logp_x - gap - area.x, i18n(vs->lang, S_V_BEAM_HYPOTHESIS), px, t->text_dim, GFX_LEFT);
     gfx_text(g, logp_x + num_w, area.y, i18n(vs->lang, S_V_BEAM_LOGP), px, t->text_dim, GFX_RIGHT);
     gfx_text(g, score_x + num_w, area.y, i18n(vs->lang, S_V_BEAM_SCORE), px, t->text_dim, GFX_RIGHT);
-    for (int r = 0; r < s->rows && (r + 2) * row_h <= area.h; r++) {
+    // the rows that fit under the heading; when some do not, the last line counts them
+    int fit = area.h / row_h - 1, shown = s->rows <= fit ? s->rows : fit - 1;
+    if (shown < s->rows && shown >= 0) {
+        int kept_left = 0;
+        for (int r = shown; r < s->rows; r++) kept_left += beam_kept(s, r);
+        snprintf(buf, sizeof buf, i18n(vs->lang, S_V_BEAM_MORE), s->rows - shown, kept_left);
+        gfx_text_fit(g, label_x, area.y + (shown + 1) * row_h, area.w - (label_x - area.x), buf, px, kept_left ? t->text : t->text_dim, GFX_LEFT);
+    }
+    for (int r = 0; r < shown; r++) {
         int y = area.y + (r + 1) * row_h;
         bool kept = beam_kept(s, r);
         Color c = r == path_row ? t->chosen : kept ? t->text : t->text_dim;
@@ -79,6 +87,7 @@ typedef struct {
     int parent;     // index of the parent node, -1 for the root
     int y;          // centre
     bool kept, path;
+    int pruned;     // > 0: not one candidate but this many pruned ones of the parent, grouped ("+3")
 } BeamNode;
 
 // Node a goes above node b: by its parent's place, then by score (the row).
@@ -123,7 +132,8 @@ static void draw_beam_tree(Gfx *g, SDL_Rect area, const ViewState *vs, const Bea
     for (int d = 1; d <= upto; d++) n += b->step[d] ? b->step[d]->rows : 0;
     BeamNode *nodes = malloc((size_t)n * sizeof *nodes);
     int *idx = malloc((size_t)n * sizeof *idx), *first = calloc((size_t)upto + 2, sizeof *first);
-    if (!nodes || !idx || !first) {
+    int *row_node = malloc((size_t)n * sizeof *row_node), *row_first = calloc((size_t)upto + 2, sizeof *row_first);
+    if (!nodes || !idx || !first || !row_node || !row_first) {
         view_say(g, area, vs, S_V_NO_MEMORY);
         goto done;
     }
@@ -133,29 +143,43 @@ static void draw_beam_tree(Gfx *g, SDL_Rect area, const ViewState *vs, const Bea
     gfx_text_fit(g, area.x, area.y, area.w, buf, vs->font_px, t->text_dim, GFX_LEFT);
     int lh = gfx_line_height(g, px), heading = gfx_line_height(g, vs->font_px) + lh + pad;
     int top = area.y + heading + lh / 2, bottom = area.y + area.h - 2 * lh - pad;
-    // nodes, column by column, parents as node indices
-    nodes[0] = (BeamNode){0, 0, -1, 0, true, true};
+    // nodes, column by column, parents as node indices: each kept candidate
+    // a node, a parent's pruned ones one node under it (row_node: a step's
+    // rows to their nodes, from row_first[d])
+    // (a tree too tall for a line each leaves the pruned groups out)
+    int most = 1;
+    for (int groups = 1; groups >= 0; groups--) {
+    nodes[0] = (BeamNode){0, 0, -1, 0, true, true, 0};
     first[0] = 0;
     n = 1;
-    int most = 1;
+    most = 1;
+    int rows_before = 0;
     for (int d = 1; d <= upto; d++) {
         const Step *s = b->step[d];
         first[d] = n;
+        row_first[d] = rows_before;
         for (int r = 0; s && r < s->rows; r++) {
-            int parent = d == 1 ? 0 : first[d - 1] + beam_parent(s, r);
+            int pr = d == 1 ? -1 : beam_parent(s, r);
+            int parent = d == 1 ? 0 : pr >= 0 && b->step[d - 1] && pr < b->step[d - 1]->rows ? row_node[row_first[d - 1] + pr] : first[d - 1];
             if (parent < first[d - 1] || parent >= first[d]) parent = first[d - 1];  // a trace without the parent column
-            nodes[n++] = (BeamNode){d, r, parent, 0, beam_kept(s, r), b->path[d] == r};
+            bool kept = beam_kept(s, r) || b->path[d] == r;
+            int group = -1;
+            for (int k = first[d]; !kept && k < n && group < 0; k++)
+                if (nodes[k].pruned && nodes[k].parent == parent) group = k;
+            if (group >= 0) nodes[group].pruned++;
+            else if (kept || groups) nodes[group = n++] = (BeamNode){d, r, parent, 0, kept, b->path[d] == r, kept ? 0 : 1};
+            row_node[rows_before + r] = group >= 0 ? group : parent;
         }
-        if (s && s->rows > most) most = s->rows;
+        rows_before += s ? s->rows : 0;
+        if (n - first[d] > most) most = n - first[d];
     }
     first[upto + 1] = n;
-    // the pitch the fullest column allows; smaller labels when it is tight
+    if ((most - 1) * lh <= bottom - top) break;
+    }
+    // the pitch the fullest column allows, never less than a line: labels keep their size
     int pitch = most > 1 ? (bottom - top) / (most - 1) : bottom - top;
     if (pitch > 2 * lh) pitch = 2 * lh;
-    if (pitch < lh + 2 && px > 8) {
-        px = pitch * px / (lh + 2) > 8 ? pitch * px / (lh + 2) : 8;
-        lh = gfx_line_height(g, px);
-    }
+    if (pitch < lh) pitch = lh;
     if (most > 1) {  // the fullest column is centred: start there, not at the top
         int used = (most - 1) * pitch;
         top = (top + bottom - used) / 2;
@@ -171,7 +195,9 @@ static void draw_beam_tree(Gfx *g, SDL_Rect area, const ViewState *vs, const Bea
     int *box_w = idx;  // reused: widths by node
     int widest = 0;
     for (int i = 0; i < n; i++) {
-        const char *tok = i ? beam_token(vs, b->step[nodes[i].d], nodes[i].r) : "<bos>";
+        char group[16];
+        snprintf(group, sizeof group, "+%d", nodes[i].pruned);
+        const char *tok = nodes[i].pruned ? group : i ? beam_token(vs, b->step[nodes[i].d], nodes[i].r) : "<bos>";
         box_w[i] = gfx_text_width(g, tok, px) + 2 * pad;
         if (box_w[i] > widest) widest = box_w[i];
     }
@@ -200,6 +226,7 @@ static void draw_beam_tree(Gfx *g, SDL_Rect area, const ViewState *vs, const Bea
         for (int i = 1; i < n; i++) {
             const BeamNode *c = &nodes[i], *p = &nodes[c->parent];
             if (c->d < from || (pass == 1) != (c->path && p->path)) continue;
+            if (c->d - 1 < from && !c->kept) continue;  // pruned under a step left out: no parent to hang from
             float x1 = (float)(area.x + (c->d - from) * col_w);
             // from a step left out: a short level stub from the "…"
             bool shown = c->d - 1 >= from;
@@ -214,7 +241,10 @@ static void draw_beam_tree(Gfx *g, SDL_Rect area, const ViewState *vs, const Bea
         const BeamNode *nd = &nodes[i];
         int x = area.x + (nd->d - from) * col_w, y = nd->y - lh / 2;
         SDL_Rect box = {x, y, box_w[i], lh};
-        const char *tok = i ? beam_token(vs, b->step[nd->d], nd->r) : "<bos>";
+        if (nd->pruned && nd->d - 1 < from) continue;
+        char group[16];
+        snprintf(group, sizeof group, "+%d", nd->pruned);
+        const char *tok = nd->pruned ? group : i ? beam_token(vs, b->step[nd->d], nd->r) : "<bos>";
         Color text = nd->path ? t->accent_text : nd->kept ? t->text : view_with_alpha(t->text_dim, 0.7f);
         if (nd->path) gfx_fill(g, box, t->chosen);
         else if (nd->kept) {
@@ -222,7 +252,7 @@ static void draw_beam_tree(Gfx *g, SDL_Rect area, const ViewState *vs, const Bea
             gfx_frame(g, box, 1, t->panel_edge);
         }
         gfx_text(g, x + pad, y, tok, px, text, GFX_LEFT);
-        if (!i) continue;
+        if (!i || nd->pruned) continue;
         snprintf(buf, sizeof buf, "%.2f", (double)trace_row(b->step[nd->d], nd->r)[1]);
         gfx_text(g, x + box_w[i] + pad / 2, y, buf, px, nd->path ? t->chosen : nd->kept ? t->text_dim : view_with_alpha(t->text_dim, 0.6f), GFX_LEFT);
     }
@@ -242,6 +272,8 @@ done:
     free(nodes);
     free(idx);
     free(first);
+    free(row_node);
+    free(row_first);
 }
 
 // The tree beside the table when both fit, else the tree above the table.

@@ -137,10 +137,18 @@ HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s
     L.col_label_some = L.col_label_up && L.cell_w < lh * 3 / 4;  // after the taller band, which may narrow the cells
     L.label_x = area.x + label_w;
     L.grid = (SDL_Rect){L.label_x + pad / 2, top, L.cell_w * s->cols, L.cell_h * s->rows};
-    if (bar) L.bar = (SDL_Rect){L.grid.x + L.grid.w + pad, top, gfx_px(g, 14), L.grid.h > gfx_px(g, 120) ? L.grid.h : gfx_px(g, 120)};
+    // the colour bar as tall as the cells, or tall enough for its two numbers, inside the area
+    if (bar) L.bar = (SDL_Rect){L.grid.x + L.grid.w + pad, top, gfx_px(g, 14), SDL_min(SDL_max(L.grid.h, gfx_px(g, 120)), area.y + area.h - top)};
     if (norm_w) L.norms = (SDL_Rect){L.bar.x + bar_w - pad, top, norm_w - pad, L.grid.h};
     L.right = L.grid.x + L.grid.w + bar_w + norm_w + pad - pad / 2;  // as much as avail_w left out
     L.values = L.cell_w >= gfx_text_width(g, "-0.00", L.small_px) + pad && L.cell_h >= lh;
+    // numbers grow with their cells (a third of the height), as wide as the cell holds
+    L.value_px = L.small_px;
+    for (int v = SDL_min(L.cell_h * 3 / 10, px * 2); L.values && v > L.small_px; v = v * 9 / 10)
+        if (gfx_text_width(g, "-0.00", v) + 2 * pad <= L.cell_w && gfx_line_height(g, v) <= L.cell_h) {
+            L.value_px = v;
+            break;
+        }
     value_range(s, &L.lo, &L.hi);
     return L;
 }
@@ -170,7 +178,7 @@ static void draw_colorbar(Gfx *g, const HeatLayout *L, const ViewState *vs, cons
     view_format_value(buf, sizeof buf, L->hi);
     gfx_text(g, x, L->bar.y - lh / 4, buf, L->small_px, t->text_dim, GFX_LEFT);
     view_format_value(buf, sizeof buf, L->lo);
-    gfx_text(g, x, L->bar.y + L->bar.h - lh + lh / 4, buf, L->small_px, t->text_dim, GFX_LEFT);
+    gfx_text(g, x, SDL_max(L->bar.y + L->bar.h - lh, L->bar.y + lh), buf, L->small_px, t->text_dim, GFX_LEFT);
 }
 
 // Columns too narrow for every label: the columns of each row's largest
@@ -192,6 +200,7 @@ static void draw_some_col_labels(Gfx *g, const HeatLayout *L, const ViewState *v
     int leader = gfx_px(g, 8);
     for (int c = 0; c < s->cols; c++) {
         int cx = L->grid.x + c * L->cell_w + L->cell_w / 2, x = SDL_max(cx, last + lh);
+        if (x + lh / 2 > L->right) break;  // never into the next panel
         bool named = c == vs->hover_col;
         for (int k = 0; k < vs->opt.n_highlight && !named; k++) named = vs->opt.highlight[k].col - 1 == c;
         for (int k = 0; k < n_best && !named; k++) named = best[k] == c;
@@ -209,7 +218,7 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
     HeatLayout L = heat_layout(g, area, vs, s, title != NULL, row_labels, bar);
     if (title) gfx_text_fit(g, area.x, L.title_y, area.w, title, vs->font_px, t->text, GFX_LEFT);
     char buf[32];
-    int lh = gfx_line_height(g, L.small_px);
+    int lh = gfx_line_height(g, L.small_px), vlh = gfx_line_height(g, L.value_px);
     // column labels: tokens when they fit, else feature numbers counted from 1:
     // the first, then every few (1, 4, 8, … when every is 4)
     int every = 1;
@@ -235,9 +244,12 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
             gfx_text(g, cx, L.col_label_y, buf, L.small_px, col, GFX_CENTER);
         }
     }
+    // rows too short for a label each: every few rows named, never one over another
+    int label_every = L.cell_h >= lh * 3 / 4 ? 1 : (lh * 3 / 4 + L.cell_h - 1) / L.cell_h;
     for (int r = 0; r < s->rows; r++) {
         int y = L.grid.y + r * L.cell_h;
-        if (row_labels && (L.cell_h >= lh * 3 / 4 || r == vs->hover_row)) {
+        bool named = r % label_every == 0 && (vs->hover_row < 0 || abs(r - vs->hover_row) >= label_every);
+        if (row_labels && (named || r == vs->hover_row)) {
             Color col = r == vs->hover_row ? t->hover : t->text;
             char lb[160];
             const char *label = row_label(vs, s, r, lb, sizeof lb);
@@ -252,7 +264,7 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
             if (masked) gfx_hatch(g, cell, gfx_px(g, 7), t->panel_edge);  // never mistaken for a small value
             if (L.values) {
                 view_format_value(buf, sizeof buf, v);
-                gfx_text(g, cell.x + L.cell_w / 2, cell.y + (L.cell_h - lh) / 2, buf, L.small_px,
+                gfx_text(g, cell.x + L.cell_w / 2, cell.y + (L.cell_h - vlh) / 2, buf, L.value_px,
                          masked ? t->text : theme_text_on(fill), GFX_CENTER);
             }
         }
@@ -280,7 +292,7 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
         Color under = theme_text_on(cmap_color(vs->cmap, (v - L.lo) / (L.hi - L.lo)));
         if (L.values) {  // the ring passes outside the number's corners, so the number stays readable
             view_format_value(buf, sizeof buf, v);
-            float clear = hypotf(0.5f * (float)gfx_text_width(g, buf, L.small_px), 0.4f * (float)lh) + 0.5f * width + 2.0f * edge;
+            float clear = hypotf(0.5f * (float)gfx_text_width(g, buf, L.value_px), 0.4f * (float)vlh) + 0.5f * width + 2.0f * edge;
             if (clear > radius) radius = clear;
             if (radius + 0.5f * width + edge > half) {  // no room for a ring around it: a frame along the cell's edge
                 SDL_Rect cell = {L.grid.x + c * L.cell_w, L.grid.y + r * L.cell_h, L.cell_w, L.cell_h};

@@ -176,7 +176,7 @@ static void draw_legend(Gfx *g, const Panels *p, const ViewState *vs) {
         snprintf(buf, sizeof buf, i18n(vs->lang, S_V_GOLD), p->gold_file, p->gold->line);
         x += gfx_text(g, x, y, buf, px, t->text_dim, GFX_LEFT) + gfx_px(g, 24);
     }
-    gfx_text(g, x, y, p->note, px, t->text_dim, GFX_LEFT);
+    gfx_text_fit(g, x, y, p->legend.x + p->legend.w - x, p->note, px, t->text_dim, GFX_LEFT);
 }
 
 void panels_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
@@ -224,4 +224,15 @@ bool panels_hit(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, int x
         hit = true;
     }
     return hit;
+}
+
+bool panels_cell_size(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, int *w, int *h) {
+    Panels p;
+    plan_panels(g, area, vs, s, &p);
+    if (p.no_average || p.lines) return false;
+    int i = p.current >= 0 ? p.current : 0;
+    HeatLayout L = heat_layout(g, p.inner[i], vs, p.steps[i], p.titles[i][0] != '\0', shows_row_labels(&p, i), shows_bar(&p, i));
+    *w = L.cell_w;
+    *h = L.cell_h;
+    return true;
 }

@@ -56,6 +56,7 @@ typedef struct {
     int right;              // right edge of all that is drawn
     int small_px;
     bool values;            // numbers fit in the cells
+    int value_px;           // their size: larger in larger cells
     float lo, hi;           // the colour scale
 } HeatLayout;
 
@@ -82,6 +83,8 @@ bool lines_hit(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, bool h
 
 void panels_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s);
 bool panels_hit(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, int x, int y, int *row, int *col);
+// The size of a cell of the step's own heatmap panel; false when it is not drawn as one.
+bool panels_cell_size(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, int *w, int *h);
 // The switches that apply to s (ViewSwitches without the gold).
 bool panels_heads_grid(const Step *s);
 bool panels_side_by_side(const Step *s);

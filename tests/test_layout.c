@@ -1,0 +1,238 @@
+// The window's layout at the sizes a class meets (a small projector, a
+// laptop, 1080p, 4K), in explore mode and in lesson mode, worked out from
+// where the text went (gfx_record_text) and the heatmap's cells: no text
+// below the smallest size, none cut off by its area or the window, no label
+// over another, and a small heatmap's cells large enough to read from the
+// back of the room (a heatmap alone or beside its masking steps; the grid of
+// every head is held to the rest only).
+//
+// TT_LAYOUT_DUMP=DIR also saves every frame checked as DIR/NAME.png, to look
+// at; TT_LAYOUT_ALL=1 prints every problem, not only the first few.
+
+#include "app_fixture.h"
+
+#include <dirent.h>
+
+#include "lessonmode.h"
+
+#define LESSONS TT_TEST_DATA "/../../lessons"
+
+// The smallest text, in design pixels (× the UI scale): the view labels' size.
+enum { MIN_TEXT = 14, MIN_SUB = 9, MAX_MARKS = 20000, MAX_PROBLEMS = 12 };
+
+static const int sizes[][2] = {{1024, 768}, {921, 691}, {1280, 720}, {1920, 1080}, {3840, 2160}};
+enum { N_SIZES = sizeof sizes / sizeof *sizes };
+
+typedef struct {
+    const char *stage;
+    int head, dstep;
+    char keys[4];  // g the heads grid, v lines, m the masking steps alone
+} Place;
+
+static const Place places[] = {
+    {"src.tokens", 0, 0, ""},
+    {"src.embed", 0, 0, ""},
+    {"src.pos_enc", 0, 0, ""},
+    {"enc.L2.norm2", 0, 0, ""},
+    {"enc.L1.self_attn.scores", 1, 0, ""},
+    {"enc.L1.self_attn.weights", 1, 0, ""},
+    {"enc.L1.self_attn.weights", 1, 0, "g"},
+    {"dec.look_ahead_mask", 0, 5, ""},
+    {"dec.L1.self_attn.masked_scores", 1, 5, ""},
+    {"dec.L1.self_attn.weights", 1, 5, ""},
+    {"dec.L1.self_attn.weights", 1, 5, "g"},
+    {"dec.L2.cross_attn.weights", 2, 5, ""},
+    {"dec.L2.cross_attn.weights", 1, 5, "v"},
+    {"dec.probs", 0, 3, ""},
+    {"dec.top_k", 0, 3, ""},
+    {"dec.choice", 0, 3, ""},
+};
+
+typedef struct {
+    char text[MAX_PROBLEMS][200];
+    int n, total;
+} Problems;
+
+static void problem(Problems *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void problem(Problems *p, const char *fmt, ...) {
+    char line[sizeof p->text[0]];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (p->n < MAX_PROBLEMS) snprintf(p->text[p->n++], sizeof p->text[0], "%s", line);
+    if (getenv("TT_LAYOUT_ALL")) fprintf(stderr, "%s\n", line);  // every one, not only the first
+    p->total++;
+}
+
+// A text box without the space above and below its letters, where lines may touch.
+static SDL_Rect ink(const GfxTextMark *k) {
+    SDL_Rect r = k->r;
+    if (k->turned) {
+        int m = r.w / 6;
+        return (SDL_Rect){r.x + m, r.y + 1, r.w - 2 * m, r.h - 2};
+    }
+    int m = r.h / 6;
+    return (SDL_Rect){r.x + 1, r.y + m, r.w - 2, r.h - 2 * m};
+}
+
+static GfxTextMark marks[MAX_MARKS];
+
+// Draws the App's frame and checks its text; cell_min > 0: the step shown is
+// a heatmap of at most 12 × 12 whose cells must be at least that large.
+static void check_frame(App *a, Gfx *g, const char *name, int cell_min, Problems *p) {
+    int n = 0;
+    gfx_record_text(g, marks, MAX_MARKS, &n);
+    app_draw(a);
+    gfx_record_text(g, NULL, 0, NULL);
+    const char *dump = getenv("TT_LAYOUT_DUMP");
+    if (dump) {
+        char path[512];
+        Error err;
+        snprintf(path, sizeof path, "%s/%s.png", dump, name);
+        if (img_save_png(path, gfx_surface(g), &err)) fprintf(stderr, "%s\n", err.msg);
+    }
+    int least = gfx_px(g, MIN_TEXT), least_sub = gfx_px(g, MIN_SUB);
+    for (int i = 0; i < n; i++) {
+        const GfxTextMark *m = &marks[i];
+        if (m->px < (m->sub ? least_sub : least))
+            problem(p, "%s: text at (%d, %d) is %d px, below the smallest size (%d px)", name, m->r.x, m->r.y, m->px,
+                    m->sub ? least_sub : least);
+        if (m->clipped)
+            problem(p, "%s: text at (%d, %d) %d×%d is cut off by its area or the window", name, m->r.x, m->r.y, m->r.w, m->r.h);
+        SDL_Rect a_ink = ink(m), both;
+        for (int j = i + 1; j < n; j++) {
+            SDL_Rect b_ink = ink(&marks[j]);
+            if (SDL_IntersectRect(&a_ink, &b_ink, &both))
+                problem(p, "%s: text at (%d, %d) %d×%d overlaps text at (%d, %d) %d×%d", name, m->r.x, m->r.y, m->r.w, m->r.h,
+                        marks[j].r.x, marks[j].r.y, marks[j].r.w, marks[j].r.h);
+        }
+    }
+    int cw, ch;
+    if (cell_min > 0 && app_cell_size(a, &cw, &ch) && SDL_min(cw, ch) < cell_min)
+        problem(p, "%s: heatmap cells of %d×%d px: expected: at least %d px", name, cw, ch, cell_min);
+}
+
+static void report(const Problems *p) {
+    if (!p->total) return;
+    char all[MAX_PROBLEMS * 204 + 64] = "";
+    for (int i = 0; i < p->n; i++) {
+        strcat(all, "\n  ");
+        strcat(all, p->text[i]);
+    }
+    fail_msg("%d problems, the first %d:%s", p->total, p->n, all);
+}
+
+// An App on a w × h canvas at the type size a screen that tall gets, with a lesson open or NULL.
+static App *open_app(Gfx **g, int w, int h, const char *lesson) {
+    Error err;
+    *g = gfx_new(w, h, font, &err);
+    if (!*g) fail_msg("gfx_new: %s", err.msg);
+    AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE, .scale = window_display_fit(h), .lesson = lesson,
+                    .models_dir = TT_TEST_DATA "/../../assets/models"};
+    App *a = app_new(&o, *g, &err);
+    if (!a) fail_msg("app_new: %s", err.msg);
+    return a;
+}
+
+static bool small_heatmap(const App *a) {
+    const Step *s = trace_step(app_trace(a), app_step(a));
+    StageKind k = s->stage->kind_id;
+    bool heat = k == STAGE_KIND_ATTENTION || k == STAGE_KIND_SCORES || k == STAGE_KIND_MASK;
+    return heat && s->rows <= 12 && s->cols <= 12;
+}
+
+static void test_explore(void **state) {
+    (void)state;
+    Problems p = {.n = 0};
+    for (int z = 0; z < N_SIZES; z++) {
+        int w = sizes[z][0], h = sizes[z][1];
+        Gfx *g;
+        App *a = open_app(&g, w, h, NULL);
+        for (size_t i = 0; i < sizeof places / sizeof *places; i++) {
+            const Place *pl = &places[i];
+            go_to(a, pl->stage, pl->head, pl->dstep);
+            ViewOptions none = {.no_gold = false};
+            app_set_view(a, &none);
+            for (const char *k = pl->keys; *k; k++) key(a, *k == 'g' ? SDLK_g : *k == 'v' ? SDLK_v : SDLK_m, KMOD_NONE);
+            char name[160];
+            snprintf(name, sizeof name, "explore-%dx%d-%s%s%s", w, h, pl->stage, *pl->keys ? "-" : "", pl->keys);
+            int cell_min = w == 1920 && h == 1080 && small_heatmap(a) && !*pl->keys ? 48 : 0;
+            check_frame(a, g, name, cell_min, &p);
+        }
+        app_free(a);
+        gfx_free(g);
+    }
+    report(&p);
+}
+
+// Every step of every shipped lesson.
+static void test_lessons(void **state) {
+    (void)state;
+    Problems p = {.n = 0};
+    DIR *d = opendir(LESSONS);
+    if (!d) fail_msg("cannot open %s", LESSONS);
+    char files[16][256];
+    int n_files = 0;
+    for (struct dirent *e; (e = readdir(d)) && n_files < 16;) {
+        size_t len = strlen(e->d_name);
+        if (len > 7 && !strcmp(e->d_name + len - 7, ".lesson")) snprintf(files[n_files++], sizeof files[0], "%s/%s", LESSONS, e->d_name);
+    }
+    closedir(d);
+    if (!n_files) fail_msg("no lessons in %s", LESSONS);
+    for (int z = 0; z < N_SIZES; z++) {
+        int w = sizes[z][0], h = sizes[z][1];
+        for (int f = 0; f < n_files; f++) {
+            Gfx *g;
+            App *a = open_app(&g, w, h, files[f]);
+            LessonMode *lm = app_lessons(a);
+            if (!lm_running(lm)) fail_msg("%s does not run: %s", files[f], lm_problem(lm));
+            for (int s = 0; s < lm_step_count(lm); s++) {
+                lm_go(lm, a, s);
+                char name[200];
+                snprintf(name, sizeof name, "lesson-%dx%d-%s-%02d", w, h, strrchr(files[f], '/') + 1, s + 1);
+                int cell_min = w == 1920 && h == 1080 && small_heatmap(a) && !app_view(a)->heads_grid ? 32 : 0;
+                check_frame(a, g, name, cell_min, &p);
+            }
+            app_free(a);
+            gfx_free(g);
+        }
+    }
+    report(&p);
+}
+
+// N folds the narration to a strip and the view takes the room; N again gives it back.
+static void test_fold_narration(void **state) {
+    (void)state;
+    Gfx *g;
+    App *a = open_app(&g, 1024, 768, LESSONS "/01-overview.lesson");
+    LessonMode *lm = app_lessons(a);
+    int at = -1, w0 = 0, h0 = 0, w1 = 0, h1 = 0;
+    for (int s = 0; s < lm_step_count(lm) && at < 0; s++) {  // the first step with a heatmap
+        lm_go(lm, a, s);
+        app_draw(a);
+        if (app_cell_size(a, &w0, &h0)) at = s;
+    }
+    if (at < 0) fail_msg("no step of 01-overview shows a heatmap");
+    expect_int("N taken", key(a, SDLK_n, KMOD_NONE), 1);
+    expect_int("folded", lm_panel_collapsed(lm), 1);
+    app_draw(a);
+    app_cell_size(a, &w1, &h1);
+    if (w1 <= w0 && h1 <= h0) fail_msg("cells with the narration folded: expected: larger than %d×%d, got: %d×%d", w0, h0, w1, h1);
+    key(a, SDLK_n, KMOD_NONE);
+    expect_int("unfolded", lm_panel_collapsed(lm), 0);
+    app_draw(a);
+    app_cell_size(a, &w1, &h1);
+    expect_int("cell width unfolded again", w1, w0);
+    app_free(a);
+    gfx_free(g);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_explore),
+        cmocka_unit_test(test_lessons),
+        cmocka_unit_test(test_fold_narration),
+    };
+    return fixture_main(tests, sizeof tests / sizeof *tests);
+}
