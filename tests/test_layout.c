@@ -228,11 +228,50 @@ static void test_fold_narration(void **state) {
     gfx_free(g);
 }
 
+// Ctrl++ makes the view larger, never smaller, though the top row and the
+// timeline grow too; the wheel then pans the view.
+static void test_zoom_enlarges(void **state) {
+    (void)state;
+    Gfx *g;
+    App *a = open_app(&g, 1280, 800, NULL);
+    go_to(a, "dec.L2.cross_attn.weights", 2, 5);
+    app_draw(a);
+    int w0, h0, w, h, last = 0;
+    if (!app_cell_size(a, &w0, &h0)) fail_msg("cross-attention is not shown as a heatmap");
+    for (int i = 1; i <= 3; i++) {
+        key(a, SDLK_EQUALS, KMOD_LCTRL);
+        app_draw(a);
+        app_cell_size(a, &w, &h);
+        if (w <= last || w < w0) fail_msg("Ctrl++ %d times: cells of %d px, expected: more than %d px (and %d px at the normal size)", i, w, last, w0);
+        last = w;
+    }
+    if (w < w0 * 14 / 10) fail_msg("three Ctrl++ (1.52 times): expected: cells of at least %d px, got: %d px", w0 * 14 / 10, w);
+    expect_contains("status", app_status(a), "152%");
+    // the view no longer fits: the wheel brings its lower rows under the pointer
+    int x = 200, y = 500;
+    mouse(a, SDL_MOUSEMOTION, x, y);
+    char was[512];
+    snprintf(was, sizeof was, "%s", app_status(a));
+    SDL_Event wheel = {.type = SDL_MOUSEWHEEL};
+    wheel.wheel.y = -3;
+    expect_int("the wheel taken", app_event(a, &wheel), 1);
+    app_draw(a);
+    mouse(a, SDL_MOUSEMOTION, x, y);
+    if (!strcmp(was, app_status(a))) fail_msg("the cell under the pointer did not change after the wheel: \"%s\"", was);
+    key(a, SDLK_0, KMOD_LCTRL);
+    app_draw(a);
+    app_cell_size(a, &w, &h);
+    expect_int("Ctrl+0: cell width", w, w0);
+    app_free(a);
+    gfx_free(g);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_explore),
         cmocka_unit_test(test_lessons),
         cmocka_unit_test(test_fold_narration),
+        cmocka_unit_test(test_zoom_enlarges),
     };
     return fixture_main(tests, sizeof tests / sizeof *tests);
 }

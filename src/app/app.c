@@ -35,6 +35,9 @@ struct App {
     SettingsPanel sp;
     StatusLine status;
     Layout lay;                 // where the last frame put everything: clicks look here
+    SDL_Rect view_zoomed;       // where the last frame laid the view out: lay.parts.view, or larger when zoomed (panned by pan_x, pan_y)
+    int pan_x, pan_y;
+    int mouse_x, mouse_y;       // the pointer: the wheel pans the view under it
     float base_scale;           // the "normal size" Ctrl+0 returns to (app_set_base_scale)
     float zoom;                 // Ctrl + / −, on top of it: the scale drawn is base_scale × zoom
     int step;
@@ -397,7 +400,7 @@ static ViewState view_state(const App *a, bool hover) {
 
 bool app_cell_size(App *a, int *w, int *h) {
     ViewState vs = view_state(a, false);
-    return view_cell_size(a->g, a->lay.parts.view, &vs, w, h);
+    return view_cell_size(a->g, a->view_zoomed, &vs, w, h);
 }
 
 int app_render_step_png(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, Colormap cmap, const char *font,
@@ -416,7 +419,7 @@ int app_render_step_png(const Model *m, const Trace *t, int step, int w, int h, 
     }
     ViewState vs = {.model = m, .trace = t, .data = data, .step = step, .theme = th, .cmap = cmap, .hover_row = -1, .hover_col = -1,
                     .font_px = gfx_px(g, 18), .lang = LANG_EN};
-    lay_draw_page(g, (SDL_Rect){pad, pad, W - 2 * pad, H - 2 * pad}, &vs);
+    lay_draw_page(g, (SDL_Rect){pad, pad, W - 2 * pad, H - 2 * pad}, &vs, NULL);
     view_data_free(data);
     int rc = img_save_png(path, gfx_surface(g), err);
     gfx_free(g);
@@ -547,7 +550,10 @@ static bool key_down(App *a, const SDL_Event *e) {
     case SDLK_KP_PLUS:
     case SDLK_MINUS:
     case SDLK_KP_MINUS:
-        if (ctrl) apply_zoom(a, sym == SDLK_0 ? 1.0f : sym == SDLK_MINUS || sym == SDLK_KP_MINUS ? a->zoom / 1.15f : a->zoom * 1.15f);
+        if (!ctrl) return false;
+        apply_zoom(a, sym == SDLK_0 ? 1.0f : sym == SDLK_MINUS || sym == SDLK_KP_MINUS ? a->zoom / 1.15f : a->zoom * 1.15f);
+        if (a->zoom > 1.0f) status_set(&a->status, i18n(a->lang, S_ZOOMED), (int)lroundf(100.0f * a->zoom));
+        else a->status.text[0] = '\0';
         return ctrl;
     case SDLK_s:
         if (ctrl) save(a, shift);
@@ -564,7 +570,8 @@ static bool key_down(App *a, const SDL_Event *e) {
 static void hover(App *a, int x, int y) {
     ViewState vs = view_state(a, false);
     int r, c;
-    if (!view_hit(a->g, a->lay.parts.view, &vs, x, y, &r, &c)) {
+    SDL_Point p = {x, y};
+    if (!SDL_PointInRect(&p, &a->lay.parts.view) || !view_hit(a->g, a->view_zoomed, &vs, x, y, &r, &c)) {
         a->hover_row = a->hover_col = -1;
         return;
     }
@@ -612,6 +619,42 @@ static bool mouse_down(App *a, const SDL_Event *e) {
     return c.what != BARS_NONE;
 }
 
+// Zoomed in, the view is laid out as it is at the normal size, times the
+// zoom: it grows and never shrinks, though the top row and the timeline grow
+// too and leave the page less room; what does not fit is panned to (pan).
+static SDL_Rect zoomed_view(App *a, const FrameContent *c) {
+    SDL_Rect r = a->lay.parts.view;
+    if (a->zoom <= 1.0f) {
+        a->pan_x = a->pan_y = 0;
+        return r;
+    }
+    float scale = gfx_scale(a->g);
+    Layout normal;
+    gfx_set_scale(a->g, a->base_scale);
+    lay_frame(a->g, c, &normal);
+    gfx_set_scale(a->g, scale);
+    int w = SDL_max(r.w, (int)lroundf((float)normal.parts.view.w * a->zoom));
+    int h = SDL_max(r.h, (int)lroundf((float)normal.parts.view.h * a->zoom));
+    a->pan_x = SDL_max(0, SDL_min(a->pan_x, w - r.w));
+    a->pan_y = SDL_max(0, SDL_min(a->pan_y, h - r.h));
+    return (SDL_Rect){r.x - a->pan_x, r.y - a->pan_y, w, h};
+}
+
+// The wheel over a zoomed view pans it (Shift, or a sideways wheel: across).
+static bool pan(App *a, const SDL_Event *e) {
+    SDL_Point p = {a->mouse_x, a->mouse_y};
+    const SDL_Rect *r = &a->lay.parts.view;
+    if (!SDL_PointInRect(&p, r) || (a->view_zoomed.w <= r->w && a->view_zoomed.h <= r->h)) return false;
+    int step = gfx_px(a->g, 60), dx = e->wheel.x, dy = e->wheel.y;
+    if (SDL_GetModState() & KMOD_SHIFT) {
+        dx = dy ? -dy : dx;
+        dy = 0;
+    }
+    a->pan_x += dx * step;
+    a->pan_y -= dy * step;
+    return true;  // kept in range at the next frame
+}
+
 static bool free_event(App *a, const SDL_Event *e) {
     switch (e->type) {
     case SDL_QUIT: a->quit = true; return false;
@@ -625,7 +668,10 @@ static bool free_event(App *a, const SDL_Event *e) {
     case SDL_TEXTEDITING: return text_box_event(a, e);
     case SDL_MOUSEBUTTONDOWN: return e->button.button == SDL_BUTTON_LEFT && mouse_down(a, e);
     case SDL_MOUSEBUTTONUP: a->dragging = false; return false;
+    case SDL_MOUSEWHEEL: return pan(a, e);
     case SDL_MOUSEMOTION:
+        a->mouse_x = e->motion.x;
+        a->mouse_y = e->motion.y;
         if (a->dragging) timeline_to(a, e->motion.x);
         else hover(a, e->motion.x, e->motion.y);
         return true;
@@ -658,6 +704,7 @@ int app_next_tick(const App *a, Uint32 now) {
 
 // ---- drawing ---------------------------------------------------------------
 
+
 void app_draw(App *a) {
     Gfx *g = a->g;
     const Theme *th = theme_get(a->dark);
@@ -669,12 +716,13 @@ void app_draw(App *a) {
                             .counter = a->list ? counter : NULL, .lesson_panel = a->lesson && lm_panel_shown(a->lesson),
                             .lesson_strip = a->lesson && lm_panel_collapsed(a->lesson) ? lm_strip_width(g) : 0};
     lay_frame(g, &content, &a->lay);
+    a->view_zoomed = zoomed_view(a, &content);
     tb_draw(&a->tb, a->lay.text_box, th, a->lang, a->sentence);
     bars_draw_top(g, &a->lay, th, a->lang, a->list ? counter : NULL, info, a->help, a->sp.open);
     ViewState vs = view_state(a, true);
     bars_draw_chips(&a->bars, g, &a->lay, &vs);
     if (content.lesson_panel) lm_draw_panel(a->lesson, g, a->lay.lesson_panel, th, a->lang);
-    lay_draw_page(g, a->lay.page, &vs);
+    lay_draw_page(g, a->lay.page, &vs, &a->view_zoomed);
     bars_draw_timeline(g, &a->lay, th, a->t, a->step, a->playing);
     char lesson[600];  // where the lesson is, when nothing else is said
     const char *said = *a->status.text || !a->lesson ? a->status.text : lm_status(a->lesson, a->lang, lesson, sizeof lesson);

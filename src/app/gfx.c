@@ -72,6 +72,8 @@ struct Gfx {
     int mark_h;             // > 0: the text takes only this height of its line (upright Chinese)
 };
 
+SDL_Rect gfx_get_clip(const Gfx *g) { return g->clip; }
+
 void gfx_clip_whole_text(Gfx *g, bool whole) { g->whole_text = whole; }
 
 void gfx_record_text(Gfx *g, GfxTextMark *marks, int max, int *n) {

@@ -43,6 +43,8 @@ int gfx_px(const Gfx *g, float design_px);
 
 // Restricts drawing to r (NULL: the whole canvas).
 void gfx_clip(Gfx *g, const SDL_Rect *r);
+// The rectangle drawing is restricted to now.
+SDL_Rect gfx_get_clip(const Gfx *g);
 // whole true: text not wholly inside the clip rectangle is left out rather
 // than cut (a scrolled column of lines shows no half lines).
 void gfx_clip_whole_text(Gfx *g, bool whole);

@@ -46,6 +46,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "In a lesson: N, \xE2\x86\x91 \xE2\x86\x93\tfold the narration away / back; scroll it\n"
                         "Ctrl + Q\tquit",
         [S_SAVED] = "Saved %s",
+        [S_ZOOMED] = "Zoom %d%%: the wheel pans the view (Shift+wheel: across); Ctrl+0: normal size",
         [S_TYPE_SENTENCE] = "Type an English sentence and press Enter",
         [S_UNKNOWN_WORDS] = "Not in the vocabulary, read as <unk>:%s",
         [S_PLAYING] = "playing",
@@ -192,6 +193,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "課程中：N、\xE2\x86\x91 \xE2\x86\x93\t收起 / 展開說明欄；捲動說明\n"
                         "Ctrl + Q\t結束",
         [S_SAVED] = "已儲存 %s",
+        [S_ZOOMED] = "縮放 %d%%：滾輪移動檢視（Shift+滾輪：左右）；Ctrl+0：正常大小",
         [S_TYPE_SENTENCE] = "輸入英文句子，按 Enter 執行",
         [S_UNKNOWN_WORDS] = "不在詞彙表中，以 <unk> 代替：%s",
         [S_PLAYING] = "播放中",

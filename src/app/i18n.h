@@ -15,6 +15,7 @@ typedef enum {
     S_HELP_TITLE,
     S_HELP_KEYS,        // the shortcut list, one per line
     S_SAVED,            // "Saved %s"
+    S_ZOOMED,           // Ctrl++: "Zoom %d%%: …"
     S_TYPE_SENTENCE,
     S_UNKNOWN_WORDS,    // "Not in the vocabulary, read as <unk>: %s"
     S_PLAYING,

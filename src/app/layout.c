@@ -58,7 +58,7 @@ void lay_frame(Gfx *g, const FrameContent *c, Layout *o) {
     o->status = (SDL_Rect){pad, H - status_h - pad / 2, W - 2 * pad, status_h};
 }
 
-void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs) {
+void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *view) {
     const Theme *th = vs->theme;
     Lang lang = vs->lang;
     const Step *s = trace_step(vs->trace, vs->step);
@@ -84,7 +84,9 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs) {
         title.w -= w + pad;
     }
     gfx_text_fit(g, title.x, title.y, title.w, line, big, th->text, GFX_LEFT);
-    view_draw(g, r.view, vs);
+    gfx_clip(g, &r.view);
+    view_draw(g, view ? *view : r.view, vs);
+    gfx_clip(g, NULL);
     gfx_fill(g, r.formula, th->panel);
     gfx_frame(g, r.formula, 1, th->panel_edge);
     gfx_math(g, r.formula.x + pad, r.formula.y + pad / 2, r.formula.w - 2 * pad, i18n_formula(lang, s->formula), px, th->text);

@@ -39,6 +39,8 @@ void lay_frame(Gfx *g, const FrameContent *c, Layout *out);
 // The parts of a step page in area.
 PageRects lay_page(Gfx *g, SDL_Rect area);
 // Title, the view and the formula panel for the step vs shows, in area.
-void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs);
+// view (NULL: the page's own) is where the view is laid out: a zoomed view
+// is larger than its place and shows through it, panned.
+void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *view);
 
 #endif

@@ -39,10 +39,11 @@ static const ViewRow *view_of(const Step *s) {
 void view_draw(Gfx *g, SDL_Rect area, const ViewState *vs) {
     const Step *s = trace_step(vs->trace, vs->step);
     const ViewRow *v = s ? view_of(s) : NULL;
-    if (!v) return;
-    gfx_clip(g, &area);
+    SDL_Rect outer = gfx_get_clip(g), clip;  // inside any clip already set (a zoomed view is larger than its place)
+    if (!v || !SDL_IntersectRect(&area, &outer, &clip)) return;
+    gfx_clip(g, &clip);
     v->draw(g, area, vs, s);
-    gfx_clip(g, NULL);
+    gfx_clip(g, &outer);
 }
 
 bool view_hit(Gfx *g, SDL_Rect area, const ViewState *vs, int x, int y, int *row, int *col) {
