@@ -124,6 +124,33 @@ static int parse_format(const CliSpec *o, const char *val, void *dest) {
     return 0;
 }
 
+// A stage pattern: a stage id with fnmatch's * ? [ ] (the core checks it against the model).
+static int parse_stages(const CliSpec *o, const char *val, void *dest) {
+    (void)o;
+    bool plain = *val != '\0' && strlen(val) <= 200;
+    for (const char *p = val; plain && *p; p++) plain = *p > ' ' && *p < 127;
+    if (!plain)
+        return cli_usage_error("--stages takes a stage id or a pattern of them such as dec.L*.cross_attn.weights, got \"%s\"", ERR_QUOTE(val, 40)), -1;
+    if (dest) *(const char **)dest = val;
+    return 0;
+}
+
+// Bytes: a whole number with an optional K, M, G or T (powers of 1024), e.g. 512M.
+static int parse_bytes(const CliSpec *o, const char *val, void *dest) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(val, &end, 10);
+    int shift = 0;
+    if (end != val && *end && !end[1]) shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : *end == 'T' ? 40 : -1;
+    else if (*end) shift = -1;
+    if (errno || end == val || *val == '-' || shift < 0 || v == 0 || v > (1ull << 50) >> shift)
+        return cli_usage_error("--memory-limit takes a size such as 512M or 4G (K, M, G, T: powers of 1024), from 1 byte to 1024T, got \"%s\"",
+                               ERR_QUOTE(val, 40)), -1;
+    if (dest) *(size_t *)dest = (size_t)(v << shift);
+    (void)o;
+    return 0;
+}
+
 static int parse_layer_head(const CliSpec *o, const char *val, void *dest) {
     (void)o;
     int l, h;
@@ -153,7 +180,7 @@ static const CliSpec specs[] = {
     WHOLE("--steps", 1, 100000000), WHOLE("--batch", 1, 4096), WHOLE("--warmup", 0, 100000000), WHOLE("--threads", 1, 64),
     WHOLE("--checkpoint-every", 0, 100000000), WHOLE("--eval-every", 0, 100000000), WHOLE("--limit", 0, INT_MAX),
     REAL("--lr"), REAL("--label-smoothing"), REAL("--clip"), REAL("--align-weight"), OWN("--supervise-head", parse_layer_head),
-    OWN("--decode", parse_decode), OWN("--format", parse_format), SETTING("--beam", SETTING_BEAM),
+    OWN("--decode", parse_decode), OWN("--format", parse_format), OWN("--stages", parse_stages), OWN("--memory-limit", parse_bytes), SETTING("--beam", SETTING_BEAM),
     SETTING("--top-k", SETTING_TOP_K), WHOLE("--top", 1, 64),
     SETTING("--max-steps", SETTING_MAX_STEPS), WHOLE("--pad-to", 0, 4096), {"--seed", parse_whole, 0, LONG_MAX, 0, AS_U64},
     SETTING_REAL("--temperature", SETTING_TEMPERATURE), SETTING_REAL("--top-p", SETTING_TOP_P),
@@ -251,6 +278,8 @@ DecodeOptions cli_decode_options(const CliArgs *a) {
     cli_take(a, "--temperature", &d.temperature);
     cli_take(a, "--top-p", &d.top_p);
     cli_take(a, "--no-look-ahead-mask", &d.no_look_ahead_mask);
+    cli_take(a, "--stages", &d.stages);
+    cli_take(a, "--memory-limit", &d.memory_limit);
     return d;
 }
 

@@ -42,6 +42,8 @@ static const char *const usage_text[] = {
     "  --top N                   candidates recorded at each step (default 5)\n"
     "  --pad-to N                pad the source with <pad> to N tokens, as in a training batch, and mask the pads\n"
     "  --allow-special           let decoding choose <pad>, <bos> and <unk> (by default it never does)\n"
+    "  --stages PATTERN          record only the stages whose id matches, e.g. 'dec.L*.cross_attn.weights' (also window)\n"
+    "  --memory-limit SIZE       refuse a trace that needs more, e.g. 2G (default: a quarter of the physical memory)\n"
     "Experiments (translate, trace, export, window):\n"
     "  --no-look-ahead-mask      the decoder's self-attention sees later positions too (docs/TRACE.md)\n"
     "Options for trace:\n"

@@ -117,6 +117,29 @@ class TestUsage(CliCase):
             with self.subTest(value=val):
                 self.assert_error(run("trace", "--src", SENTENCE, "--format", val, "--out", "x.npz"), 2, names=("--format",))
 
+    def test_bad_stages(self):
+        for val in ("", "dec.L1 .q", "dec.\x1b[31m", "x" * 201):
+            with self.subTest(value=val):
+                self.assert_error(run("trace", "--src", SENTENCE, "--stages", val), 2, names=("--stages",))
+        # well formed, but no stage of this model: a runtime error that names the pattern
+        for val in ("dec.L9.ffn.out", "cross_attn", "enc.L1.self_attn.weight"):
+            with self.subTest(value=val):
+                self.assert_error(run("trace", "--src", SENTENCE, "--stages", val), 1, names=(val, "matches no stage"))
+
+    def test_bad_memory_limit(self):
+        for val in ("", "0", "-1", "12X", "1.5G", "G", "4GB", "2000T", "99999999999999999999999"):
+            with self.subTest(value=val):
+                self.assert_error(run("trace", "--src", SENTENCE, "--memory-limit", val), 2, names=("--memory-limit",))
+
+    def test_memory_limit_refuses_in_advance(self):
+        for cmd in ("trace", "translate"):
+            with self.subTest(command=cmd):
+                r = run(cmd, "--src", SENTENCE, "--memory-limit", "600K")
+                self.assert_error(r, 1, names=("needs", "over the limit of 614 kB", "--stages"))
+        # the same trace of one stage fits
+        r = run("trace", "--src", SENTENCE, "--memory-limit", "600K", "--stages", "dec.L*.cross_attn.weights")
+        self.assert_ok(r)
+
     def test_npz_needs_out(self):
         self.assert_error(run("trace", "--src", SENTENCE, "--format", "npz"), 2, names=("--format npz", "--out"))
 
@@ -354,6 +377,18 @@ class TestTrace(CliCase):
                     self.assertAlmostEqual(sum(row), 1.0, places=4)
         r = run("trace", "--src", SENTENCE, "--no-look-ahead-mask=yes")
         self.assert_error(r, 2, names=("--no-look-ahead-mask",))
+    def test_stages(self):
+        r = run("trace", "--src", SENTENCE, "--stages", "dec.L*.cross_attn.weights")
+        self.assert_ok(r)
+        t = json.loads(r.stdout)
+        stages = {s["stage"] for s in t["steps"]}
+        self.assertEqual(stages, {"dec.L1.cross_attn.weights", "dec.L2.cross_attn.weights"})
+        whole = json.loads(run("trace", "--src", SENTENCE).stdout)
+        want = [s for s in whole["steps"] if s["stage"] in stages]
+        self.assertEqual(len(t["steps"]), len(want))
+        for a, b in zip(t["steps"], want):
+            self.assertEqual({k: v for k, v in a.items() if k != "index"}, {k: v for k, v in b.items() if k != "index"})
+        self.assertEqual(t["output"], whole["output"])
 
     def test_pad_to(self):
         # the source padded as in a training batch: the pads are masked, nothing real changes

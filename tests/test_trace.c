@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <fnmatch.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -714,6 +715,61 @@ static void test_stage_ids_and_json(void **state) {
     mdl_free(m);
 }
 
+// A trace of some stages (DecodeOptions.stages) holds exactly the steps of
+// the whole trace whose stage id matches, with the same values, in every
+// decoding strategy; and it needs less memory, said before it is made.
+static void test_stages_record_what_matches(void **state) {
+    (void)state;
+    Model *m = default_model();
+    Tokens tok, tgt;
+    tokenize(m->src, "the cat sits on the mat .", &tok);
+    tokenize(m->tgt, "貓 坐 在 墊子 上 。", &tgt);
+    const char *patterns[] = {"dec.L*.cross_attn.weights", "dec.L2.self_attn.*", "*scores", "enc.L1.*", "dec.output", "dec.choice",
+                              "dec.look_ahead_mask", "dec.L1.self_attn.[qkv]", "dec.L1.self_attn.weights"};
+    DecodeOptions modes[] = {{.mode = DECODE_GREEDY, .max_steps = 8}, {.mode = DECODE_SAMPLE, .max_steps = 8, .seed = 5},
+                             {.mode = DECODE_BEAM, .max_steps = 6}, {.mode = DECODE_GREEDY, .max_steps = 8, .pad_to = 9},
+                             {.mode = DECODE_TEACHER, .target = tgt.ids, .target_len = tgt.n}};
+    char id[128];
+    int compared = 0;
+    for (size_t k = 0; k < sizeof modes / sizeof *modes; k++) {
+        Trace *all = run(m, tok.ids, tok.n, modes[k]);
+        size_t all_bytes, some_bytes;
+        Error err;
+        assert_int_equal(trace_estimate(m, tok.n, &modes[k], &all_bytes, &err), 0);
+        for (size_t p = 0; p < sizeof patterns / sizeof *patterns; p++) {
+            DecodeOptions o = modes[k];
+            o.stages = patterns[p];
+            Trace *some = run(m, tok.ids, tok.n, o);
+            expect_same_output(all, some, patterns[p]);
+            assert_int_equal(trace_estimate(m, tok.n, &o, &some_bytes, &err), 0);
+            if (!(some_bytes < all_bytes)) fail_msg("%s: estimate expected: below %zu, got: %zu", patterns[p], all_bytes, some_bytes);
+            int j = 0;
+            for (int i = 0; i < trace_count(all); i++) {
+                const Step *x = trace_step(all, i);
+                if (fnmatch(patterns[p], trace_stage_id(x, id, sizeof id), 0)) continue;
+                const Step *y = trace_step(some, j++);
+                if (!y || y->stage != x->stage || y->layer != x->layer || y->head != x->head || y->dstep != x->dstep || y->rows != x->rows ||
+                    y->cols != x->cols)
+                    fail_msg("mode %zu, %s: step %d expected: %s head %d step %d", k, patterns[p], j - 1, id, x->head, x->dstep);
+                for (int r = 0; r < x->rows; r++)
+                    for (int c = 0; c < x->cols; c++)
+                        if (memcmp(&trace_row(x, r)[c], &trace_row(y, r)[c], sizeof(float)))
+                            fail_msg("mode %zu, %s: %s head %d step %d [%d][%d] expected: %g, got: %g", k, patterns[p], id, x->head, x->dstep, r,
+                                     c, (double)trace_row(x, r)[c], (double)trace_row(y, r)[c]);
+                compared++;
+            }
+            if (j != trace_count(some)) fail_msg("mode %zu, %s: expected: %d steps, got: %d", k, patterns[p], j, trace_count(some));
+            if (!(trace_bytes(some) < trace_bytes(all))) fail_msg("%s: expected a smaller trace", patterns[p]);
+            trace_free(some);
+        }
+        trace_free(all);
+    }
+    assert_true(compared > 1000);
+    voc_tokens_deinit(&tok);
+    voc_tokens_deinit(&tgt);
+    mdl_free(m);
+}
+
 static void test_bad_options(void **state) {
     (void)state;
     Model *m = default_model();
@@ -729,6 +785,10 @@ static void test_bad_options(void **state) {
         {{.mode = DECODE_GREEDY, .pad_to = 2}, 3, "shorter than the source"},
         {{.mode = DECODE_GREEDY, .pad_to = 33}, 3, "at most 32"},
         {{.mode = DECODE_GREEDY, .pad_to = -1}, 3, "pad-to"},
+        {{.mode = DECODE_GREEDY, .stages = ""}, 3, "stage pattern is empty"},
+        {{.mode = DECODE_GREEDY, .stages = "dec.L3.ffn.out"}, 3, "matches no stage"},  // the model has 2 decoder layers
+        {{.mode = DECODE_GREEDY, .stages = "cross_attn"}, 3, "matches no stage"},
+        {{.mode = DECODE_GREEDY, .memory_limit = 1000}, 3, "over the limit of 1 kB"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         err.msg[0] = '\0';
@@ -759,6 +819,7 @@ int main(void) {
         cmocka_unit_test(test_beam_table),
         cmocka_unit_test(test_beam_parents),
         cmocka_unit_test(test_stage_ids_and_json),
+        cmocka_unit_test(test_stages_record_what_matches),
         cmocka_unit_test(test_bad_options),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

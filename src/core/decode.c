@@ -2,6 +2,7 @@
 // forcing, each recording its choices into the trace (decode_run), and the
 // options they take.
 #include <assert.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -320,13 +321,13 @@ static int run_teacher(Ctx *c, Seq mem) {
     float *h = trace_decoder_pass(c, in, len, "m", mem, -1);
     const char *const *gold_labels = trace_token_labels(c, m->tgt, gold, len);
     float *probs;
-    trace_predict(c, h, len, "m", gold_labels, &probs);
+    const float *logits = trace_predict(c, h, len, "m", gold_labels, &probs);
     float *loss = trace_emit(c, (Step){.name = "dec.loss", .rows = len, .cols = 1, .sym_rows = "m", .sym_cols = "1",
                                  .formula = "loss_i = −log P(target_i)", .row_labels = gold_labels, .col_labels = loss_cols});
     double sum = 0.0;
     for (int i = 0; i < len; i++) {
         // from the log-softmax of the logits, not log(probs), so tiny probabilities keep their precision
-        const float *lg = tr->steps[tr->n_steps - 3].data + (size_t)i * V;
+        const float *lg = logits + (size_t)i * V;
         float mx = -INFINITY;
         for (int j = 0; j < V; j++) mx = fmaxf(mx, lg[j]);
         double z = 0.0;
@@ -341,6 +342,22 @@ static int run_teacher(Ctx *c, Seq mem) {
     free(in);
     free(gold);
     return 0;
+}
+
+// A stage pattern must match a stage id of the model: a typo would record nothing.
+static int check_stages(const Model *m, const char *pattern, Error *err) {
+    if (!pattern) return 0;
+    if (!*pattern) return err_set(err, "the stage pattern is empty; expected a stage id or a pattern such as dec.L*.cross_attn.weights");
+    if (strlen(pattern) > 200) return err_set(err, "the stage pattern is %zu bytes long, at most 200", strlen(pattern));
+    char id[128];
+    for (int i = 0; i < stage_count(); i++) {
+        const StageInfo *s = stage_at(i);
+        int layers = !s->layered ? 0 : s->part == STAGE_ENCODER ? m->cfg.n_enc : m->cfg.n_dec;
+        for (int l = layers ? 1 : 0; l <= layers; l++)
+            if (!fnmatch(pattern, stage_id(s, l, id, sizeof id), 0)) return 0;
+    }
+    return err_set(err, "the stage pattern \"%s\" matches no stage of this model (stage ids as in docs/TRACE.md, e.g. dec.L1.cross_attn.weights)",
+                   ERR_QUOTE(pattern, 60));
 }
 
 int decode_check_options(const Model *m, int n, DecodeOptions *o, Error *err) {
@@ -371,7 +388,7 @@ int decode_check_options(const Model *m, int n, DecodeOptions *o, Error *err) {
     if (o->pad_to > cfg->max_len) return err_set(err, "pad-to is %d; this model takes at most %d", o->pad_to, cfg->max_len);
     for (int i = 0; o->mode == DECODE_TEACHER && i < o->target_len; i++)
         if (o->target[i] < 0 || o->target[i] >= cfg->tgt_vocab) return err_set(err, "target token %d has id %d, outside the vocabulary", i, o->target[i]);
-    return 0;
+    return check_stages(m, o->stages, err);
 }
 
 int decode_run(Ctx *c, Seq mem) {

@@ -57,7 +57,14 @@ void pg_warm_heap(size_t bytes) {
 #endif
 }
 
+size_t pg_physical_memory(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+    return pages > 0 && size > 0 ? (size_t)pages * (size_t)size : (size_t)4 << 30;
+}
+
 #else
+
+size_t pg_physical_memory(void) { return (size_t)4 << 30; }
 
 void *pg_alloc(size_t bytes) { return calloc(1, bytes == 0 ? 1 : bytes); }
 

@@ -24,4 +24,7 @@ void pg_prefault(void *p, size_t bytes);
 // resident memory; a no-op outside glibc on Linux.
 void pg_warm_heap(size_t bytes);
 
+// Bytes of physical memory (4 GiB where the system does not say).
+size_t pg_physical_memory(void);
+
 #endif

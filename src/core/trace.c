@@ -1,99 +1,172 @@
 // The trace: the plan of one allocation, recording, and the forward pass.
 // The decoding strategies are in decode.c, the JSON writer in trace_json.c.
 #include <assert.h>
+#include <fnmatch.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ops.h"
+#include "pages.h"
 #include "trace_private.h"
 
 // ---- sizes -----------------------------------------------------------------
-// Upper bounds of what a run records, computed from the config alone, so
-// that the trace is one allocation.
+// Upper bounds of what a run records, computed from the config and the
+// options alone, so that the trace is one allocation and its size is known
+// before it is made. A stage the options leave out (stages) goes to a
+// scratch area instead, which each decoder pass (and beam search's each
+// hypothesis) starts again.
+
+// Whether the stage of this name and layer is recorded: its id matches the pattern (NULL: all).
+static bool stage_wanted(const char *pattern, const StageInfo *stage, int layer) {
+    if (!pattern) return true;
+    char id[128];
+    return fnmatch(pattern, stage_id(stage, layer, id, sizeof id), 0) == 0;
+}
+
+typedef enum {
+    PASS_WHOLE,        // every value computed and stored
+    PASS_CHAIN_FIRST,  // the first pass of a chain: stored with room for the longest pass along m
+    PASS_CHAIN_NEXT,   // a later pass: stored in the first pass's room; unrecorded m × m values are their new row
+} PassKind;
 
 typedef struct {
-    size_t steps, floats, labels, chars;
-} Size;
+    const char *stages;     // the pattern of stages recorded; NULL: all
+    bool none;              // nothing recorded (beam search's other hypotheses)
+    PassKind kind;
+    size_t room;            // PASS_CHAIN_FIRST: the longest pass
+    int layer;              // of the values planned next
+    size_t steps, floats, labels, chars;  // the trace
+    size_t scratch, most_scratch;         // unrecorded floats since the scratch started again; the most
+} Plan;
 
-static void add_attention(Size *s, const Config *c, size_t nq, size_t nk, bool masked) {
-    size_t E = (size_t)c->d_model, H = (size_t)c->nhead;
-    s->steps += H * (masked ? 7 : 6) + 2;
-    s->floats += 4 * nq * E + 2 * nk * E + H * nq * nk * (masked ? 3 : 2);
+// count values (heads) of rows × cols; rows_m, cols_m: the axis is the decoder's length.
+static void plan_value(Plan *p, const char *name, size_t count, size_t rows, bool rows_m, size_t cols, bool cols_m) {
+    const StageInfo *stage = stage_find(name);
+    assert(stage && "a stage missing from the stage table (stage.c)");
+    if (!p->none && stage_wanted(p->stages, stage, p->layer)) {
+        p->steps += count;
+        if (p->kind == PASS_CHAIN_NEXT) return;
+        if (p->kind == PASS_CHAIN_FIRST) {
+            rows = rows_m ? p->room : rows;
+            cols = cols_m ? p->room : cols;
+        }
+        p->floats += count * rows * cols;
+    } else {
+        p->scratch += count * (p->kind == PASS_CHAIN_NEXT && rows_m && cols_m ? cols : rows * cols);
+        if (p->scratch > p->most_scratch) p->most_scratch = p->scratch;
+    }
+}
+
+static void plan_restart_scratch(Plan *p) { p->scratch = 0; }
+
+// An attention block named pre ("enc.self_attn"): nq queries, nk keys.
+static void plan_attention(Plan *p, const Config *c, const char *pre, size_t nq, bool q_m, size_t nk, bool k_m, bool masked) {
+    size_t E = (size_t)c->d_model, H = (size_t)c->nhead, dk = E / H;
+    char name[64];
+    static const char *const per_head[] = {"q", "k", "v", "scores", "masked_scores", "weights", "head_out"};
+    for (int i = 0; i < 7; i++) {
+        if (i == 4 && !masked) continue;
+        bool of_keys = i == 1 || i == 2, square = i >= 3 && i <= 5;
+        snprintf(name, sizeof name, "%s.%s", pre, per_head[i]);
+        plan_value(p, name, H, of_keys ? nk : nq, of_keys ? k_m : q_m, square ? nk : dk, square && k_m);
+    }
+    snprintf(name, sizeof name, "%s.concat", pre);
+    plan_value(p, name, 1, nq, q_m, E, false);
+    snprintf(name, sizeof name, "%s.out_proj", pre);
+    plan_value(p, name, 1, nq, q_m, E, false);
+}
+
+static void plan_rows(Plan *p, const char *const *names, size_t n_names, size_t rows, bool rows_m, size_t cols) {
+    for (size_t i = 0; i < n_names; i++) plan_value(p, names[i], 1, rows, rows_m, cols, false);
 }
 
 // n counts the pads; padded: src.padding_mask and the masked scores are recorded.
-static Size encoder_size(const Config *c, size_t n, bool padded) {
+static void plan_encoder(Plan *p, const Config *c, size_t n, bool padded) {
     size_t E = (size_t)c->d_model, F = (size_t)c->d_ff;
-    Size s = {4 + 1, n + 4 * n * E, n, 0};
-    if (padded) {  // src.padding_mask
-        s.steps += 1;
-        s.floats += n;
+    p->kind = PASS_WHOLE;
+    p->layer = 0;
+    plan_value(p, "src.tokens", 1, 1, false, n, false);
+    if (padded) plan_value(p, "src.padding_mask", 1, 1, false, n, false);
+    static const char *const input[] = {"src.embed", "src.pos_enc", "src.input"};
+    plan_rows(p, input, 3, n, false, E);
+    p->labels += n;
+    for (int l = 1; l <= c->n_enc; l++) {
+        p->layer = l;
+        plan_attention(p, c, "enc.self_attn", n, false, n, false, padded);
+        static const char *const rest[] = {"enc.residual1", "enc.norm1", "enc.ffn.out", "enc.residual2", "enc.norm2"};
+        plan_rows(p, rest, 5, n, false, E);
+        plan_value(p, "enc.ffn.hidden", 1, n, false, F, false);
     }
-    for (int l = 0; l < c->n_enc; l++) {
-        add_attention(&s, c, n, n, padded);
-        s.steps += 6;
-        s.floats += 5 * n * E + n * F;
-    }
-    return s;
+    p->layer = 0;
+    plan_value(p, "enc.output", 1, n, false, E, false);
 }
 
-static Size decoder_pass_size(const Config *c, size_t t, size_t n, bool padded) {
+// A decoder pass over t positions, against a source of n.
+static void plan_decoder_pass(Plan *p, const Config *c, size_t t, size_t n, bool padded, PassKind kind) {
     size_t E = (size_t)c->d_model, F = (size_t)c->d_ff;
-    Size s = {5 + 1, t + 3 * t * E + t * t + t * E, t, 0};
-    for (int l = 0; l < c->n_dec; l++) {
-        add_attention(&s, c, t, t, true);
-        add_attention(&s, c, t, n, padded);
-        s.steps += 8;
-        s.floats += 7 * t * E + t * F;
+    plan_restart_scratch(p);
+    p->kind = kind;
+    p->layer = 0;
+    p->labels += t;
+    plan_value(p, "dec.tokens", 1, 1, false, t, true);
+    static const char *const input[] = {"dec.embed", "dec.pos_enc", "dec.input"};
+    plan_rows(p, input, 3, t, true, E);
+    plan_value(p, "dec.look_ahead_mask", 1, t, true, t, true);
+    for (int l = 1; l <= c->n_dec; l++) {
+        p->layer = l;
+        plan_attention(p, c, "dec.self_attn", t, true, t, true, true);
+        plan_attention(p, c, "dec.cross_attn", t, true, n, false, padded);
+        static const char *const rest[] = {"dec.residual1", "dec.norm1", "dec.residual2", "dec.norm2",
+                                           "dec.ffn.out",   "dec.residual3", "dec.norm3"};
+        plan_rows(p, rest, 7, t, true, E);
+        plan_value(p, "dec.ffn.hidden", 1, t, true, F, false);
     }
-    return s;
+    p->layer = 0;
+    plan_value(p, "dec.output", 1, t, true, E, false);
+    p->kind = PASS_WHOLE;  // what follows the pass is not shared
 }
 
-static void size_add(Size *a, Size b) {
-    a->steps += b.steps;
-    a->floats += b.floats;
-    a->labels += b.labels;
-    a->chars += b.chars;
-}
-
-static Size plan(const Model *m, size_t n, const DecodeOptions *o) {
+static Plan plan(const Model *m, size_t n, const DecodeOptions *o) {
     const Config *c = &m->cfg;
     size_t V = (size_t)c->tgt_vocab, T = (size_t)o->max_steps, k = (size_t)o->beam_width;
-    size_t top = (size_t)o->show_top;
+    size_t top = (size_t)o->show_top < V ? (size_t)o->show_top : V;
     bool padded = o->pad_to > 0;
-    Size s = encoder_size(c, n, padded);
+    Plan p = {.stages = o->stages, .room = T};
+    plan_encoder(&p, c, n, padded);
     if (o->mode == DECODE_TEACHER) {
         size_t len = (size_t)o->target_len + 1;
-        size_add(&s, decoder_pass_size(c, len, n, padded));
-        s.steps += 3;
-        s.floats += 2 * len * V + len;
-        s.labels += len;
+        plan_decoder_pass(&p, c, len, n, padded, PASS_WHOLE);
+        plan_value(&p, "dec.logits", 1, len, false, V, false);
+        plan_value(&p, "dec.probs", 1, len, false, V, false);
+        plan_value(&p, "dec.loss", 1, len, false, 1, false);
+        p.labels += len;
     } else {
-        // greedy and sampling: each pass extends the one before in place, so
-        // the floats are those of the longest pass; beam search stores each
-        bool chained = o->mode != DECODE_BEAM && !o->no_look_ahead_mask;
-        if (chained) s.floats += decoder_pass_size(c, T, n, padded).floats;
+        // greedy and sampling: each pass extends the one before in place; beam search stores each, and
+        // without the look-ahead mask a new token changes every earlier row, so each pass stands alone
+        bool whole = o->mode == DECODE_BEAM || o->no_look_ahead_mask, beam = o->mode == DECODE_BEAM;
         for (size_t t = 1; t <= T; t++) {
-            Size pass = decoder_pass_size(c, t, n, padded);
-            if (chained) pass.floats = 0;
-            size_add(&s, pass);
-            s.steps += 5;
-            s.floats += 3 * V + top + 3;
-            s.labels += top + 2;
-            if (o->mode == DECODE_BEAM) {
-                size_t rows = k * k + k;
-                s.floats += rows * 4;
-                s.labels += rows;
-                s.chars += rows * (t * ((size_t)voc_max_token_bytes(m->tgt) + 1) + 1);
+            plan_decoder_pass(&p, c, t, n, padded, whole ? PASS_WHOLE : t == 1 ? PASS_CHAIN_FIRST : PASS_CHAIN_NEXT);
+            plan_value(&p, "dec.logits", 1, 1, false, V, false);
+            plan_value(&p, "dec.probs", 1, 1, false, V, false);
+            plan_value(&p, "dec.top_k", 1, top, false, 1, false);
+            p.labels += 1 + top;
+            if (o->mode == DECODE_SAMPLE) plan_value(&p, "dec.sample", 1, 1, false, V, false);
+            if (!beam) {
+                plan_value(&p, "dec.choice", 1, 1, false, 3, false);
+                p.labels += 1;
+                continue;
             }
+            size_t rows = k * k + k;
+            plan_value(&p, "dec.beam", 1, rows, false, 4, false);
+            p.labels += rows;
+            p.chars += rows * (t * ((size_t)voc_max_token_bytes(m->tgt) + 1) + 1);
         }
     }
-    s.steps += 1;  // out.tokens
-    s.floats += T + 1;
-    s.labels += T + 1;
-    s.labels += V;  // the target vocabulary: the columns of dec.logits, dec.probs and dec.sample
-    return s;
+    plan_value(&p, "out.tokens", 1, 1, false, T + 1, false);
+    p.labels += T + 1;
+    p.labels += V;  // the target vocabulary: the columns of dec.logits, dec.probs and dec.sample
+    return p;
 }
 
 // ---- recording -------------------------------------------------------------
@@ -120,13 +193,27 @@ static int room(const Ctx *c, int len, const char *sym) {
     return c->grow_cap > 0 && !strcmp(sym, "m") ? c->grow_cap : len;
 }
 
+// Whether a stage of this layer is recorded, remembered per stage and layer.
+static bool wanted(Ctx *c, const StageInfo *stage, int layer) {
+    if (!c->tr->opt.stages) return true;
+    size_t at = (size_t)(stage - stage_at(0)) * (size_t)c->wanted_layers + (size_t)layer;
+    assert(stage >= stage_at(0) && stage - stage_at(0) < stage_count() && layer < c->wanted_layers);
+    if (!c->wanted[at]) c->wanted[at] = stage_wanted(c->tr->opt.stages, stage, layer) ? 1 : -1;
+    return c->wanted[at] > 0;
+}
+
 float *trace_emit(Ctx *c, Step tpl) {
-    if (!c->record) {
-        size_t count = (size_t)tpl.rows * (size_t)tpl.cols;
+    tpl.stage = stage_of(c, tpl.name);
+    assert(tpl.stage && "a stage missing from the stage table (stage.c)");
+    c->last_shared = false;
+    if (!c->record || !wanted(c, tpl.stage, c->layer)) {
+        // in a pass of a chain an unrecorded m × m value is its new row alone (stride 0): no one reads the old rows
+        bool row_only = c->first_row > 0 && !strcmp(tpl.sym_rows, "m") && !strcmp(tpl.sym_cols, "m");
+        size_t count = row_only ? (size_t)tpl.cols : (size_t)tpl.rows * (size_t)tpl.cols;
         assert(c->n_scratch + count <= c->cap_scratch && "scratch plan too small");
         float *p = c->scratch + c->n_scratch;
         c->n_scratch += count;
-        c->last_stride = tpl.cols;
+        c->last_stride = row_only ? 0 : tpl.cols;
         return p;
     }
     Trace *tr = c->tr;
@@ -134,8 +221,6 @@ float *trace_emit(Ctx *c, Step tpl) {
     tpl.layer = c->layer;
     tpl.head = c->head;
     tpl.dstep = c->dstep;
-    tpl.stage = stage_of(c, tpl.name);
-    assert(tpl.stage && "a stage missing from the stage table (stage.c)");
     tpl.kind = tpl.stage->kind;
     int shares = -1;
     if (c->first_row > 0) {
@@ -157,6 +242,7 @@ float *trace_emit(Ctx *c, Step tpl) {
         tr->n_floats += rows * stride;
     }
     c->last_stride = tpl.stride;
+    c->last_shared = shares >= 0;
     tr->shares[tr->n_steps] = shares;
     tr->steps[tr->n_steps++] = tpl;
     return tpl.data;
@@ -194,27 +280,16 @@ static const AttnNames dec_cross = {"dec.cross_attn.q", "dec.cross_attn.k", "dec
                                     "dec.cross_attn.masked_scores", "dec.cross_attn.weights", "dec.cross_attn.head_out",
                                     "dec.cross_attn.concat", "dec.cross_attn.out_proj"};
 
-// out = scores + mask + key_mask in rows [i0, i1) and columns [j0, nk); out
-// and scores have row stride ss, mask ms. mask (rows × nk) and key_mask (one
-// row of nk, added to every row) may be NULL.
-static void add_masks(float *out, const float *scores, int ss, const float *mask, int ms, const float *key_mask, int nk, int i0,
-                      int i1, int j0) {
-    for (int i = i0; i < i1; i++)
-        for (int j = j0; j < nk; j++) {
-            size_t at = (size_t)i * ss + j;
-            out[at] = scores[at] + (mask ? mask[(size_t)i * ms + j] : 0.0f) + (key_mask ? key_mask[j] : 0.0f);
-        }
-}
-
-// Multi-head attention of q over kv (rows: queries, columns: keys); mask (the
-// look-ahead mask, q.len × kv.len, row stride mask_stride) and key_mask (the key padding mask, one row
-// of kv.len) are added to the scores when given. kv_proj, when given, holds
-// kv's K and V projections (2 × kv.len × E), made once per run. Query rows
-// below c->first_row are the previous pass's (see trace_emit); only the later rows
-// are computed, and the old rows' scores against keys new in this pass.
-// Returns the output projection (q.len × E).
-static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q, Seq kv, const float *mask, int mask_stride,
-                        const float *key_mask, const float *kv_proj) {
+// Multi-head attention of q over kv (rows: queries, columns: keys). causal:
+// the look-ahead mask M (−∞ above the diagonal) is added to the scores;
+// key_mask (the key padding mask, one row of kv.len) too when given. kv_proj,
+// when given, holds kv's K and V projections (2 × kv.len × E), made once per
+// run. Query rows below c->first_row are the previous pass's (see
+// trace_emit): only the later rows are computed, and for the values kept
+// from that pass the old rows against keys new in this pass. Returns the
+// output projection (q.len × E).
+static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q, Seq kv, bool causal, const float *key_mask,
+                        const float *kv_proj) {
     const Config *cfg = &c->m->cfg;
     int E = cfg->d_model, H = cfg->nhead, dk = E / H;
     int r0 = c->first_row, nk = kv.len;
@@ -229,16 +304,23 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
                                                   "Q_h·K_hᵀ / √d_k + M + P  (−∞ above the diagonal and in the <pad> columns)"};
     static const char *const weights_formulas[] = {"softmax(Q_h·K_hᵀ / √d_k)", "softmax(Q_h·K_hᵀ / √d_k + M)",
                                                    "softmax(Q_h·K_hᵀ / √d_k + P)", "softmax(Q_h·K_hᵀ / √d_k + M + P)"};
-    int masks = (mask ? 1 : 0) | (key_mask ? 2 : 0);
-    // rows [0,E) of in_proj make Q, [E,2E) K, [2E,3E) V
+    int masks = (causal ? 1 : 0) | (key_mask ? 2 : 0);
+    bool look_ahead = !c->tr->opt.no_look_ahead_mask;  // the experiment without it adds M = 0
+    // rows [0,E) of in_proj make Q, [E,2E) K, [2E,3E) V; a chain's self-attention keeps
+    // every position's per layer, as a later pass needs the old rows of a head it does not record
+    size_t cap = (size_t)q.len;
     float *Q = c->qkv;
+    if (!kv_proj && c->chain_cap > 0) {
+        cap = (size_t)c->chain_cap;
+        Q = c->chain_qkv + (size_t)(c->layer - 1) * 3 * cap * E;
+    }
     op_linear(Q + (size_t)r0 * E, q.x + (size_t)r0 * E, a->in_proj_w, a->in_proj_b, new_q, E, E);
     const float *K, *V;
     if (kv_proj) {
         K = kv_proj;
         V = kv_proj + (size_t)nk * E;
     } else {
-        float *Kp = Q + (size_t)q.len * E, *Vp = Kp + (size_t)nk * E;
+        float *Kp = Q + cap * E, *Vp = Kp + cap * E;
         op_linear(Kp + (size_t)k0 * E, kv.x + (size_t)k0 * E, a->in_proj_w + (size_t)E * E, a->in_proj_b + E, new_k, E, E);
         op_linear(Vp + (size_t)k0 * E, kv.x + (size_t)k0 * E, a->in_proj_w + 2 * (size_t)E * E, a->in_proj_b + 2 * E, new_k, E, E);
         K = Kp;
@@ -249,51 +331,61 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
     assert(H <= 256);
     for (int h = 0; h < H; h++) {
         c->head = h + 1;
+        // a value kept from the previous pass gets its new rows; a fresh one every row it is read at
         float *qh = trace_emit(c, (Step){.name = nm->q, .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
                                    .formula = "Q_h = X·W_Q,h + b_Q,h", .row_labels = q.labels});
+        int q_from = c->last_shared || kv_proj ? r0 : 0;  // cross-attention's old queries meet no new key
+        op_slice_cols(qh + (size_t)q_from * dk, Q + (size_t)q_from * E, q.len - q_from, E, h * dk, dk);
         float *kh = trace_emit(c, (Step){.name = nm->k, .rows = nk, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
                                    .formula = "K_h = X·W_K,h + b_K,h", .row_labels = kv.labels});
+        int k_from = c->last_shared ? k0 : 0;
+        op_slice_cols(kh + (size_t)k_from * dk, K + (size_t)k_from * E, nk - k_from, E, h * dk, dk);
         float *vh = trace_emit(c, (Step){.name = nm->v, .rows = nk, .cols = dk, .sym_rows = kv.sym, .sym_cols = "d_k",
                                    .formula = "V_h = X·W_V,h + b_V,h", .row_labels = kv.labels});
-        op_slice_cols(qh + (size_t)r0 * dk, Q + (size_t)r0 * E, new_q, E, h * dk, dk);
-        op_slice_cols(kh + (size_t)k0 * dk, K + (size_t)k0 * E, new_k, E, h * dk, dk);
-        op_slice_cols(vh + (size_t)k0 * dk, V + (size_t)k0 * E, new_k, E, h * dk, dk);
-        // scores, masked scores and weights share one row stride ss (room for later keys in a chain)
+        int v_from = c->last_shared ? k0 : 0;
+        op_slice_cols(vh + (size_t)v_from * dk, V + (size_t)v_from * E, nk - v_from, E, h * dk, dk);
+        // scores, masked scores and weights: each its own row stride (room for later keys in a chain; 0: the new row alone)
         float *scores = trace_emit(c, (Step){.name = nm->scores, .rows = q.len, .cols = nk, .sym_rows = q.sym,
                                        .sym_cols = kv.sym, .formula = "Q_h·K_hᵀ / √d_k", .row_labels = q.labels, .col_labels = kv.labels});
         size_t ss = (size_t)c->last_stride;
+        bool scores_kept = c->last_shared;
         for (int i = r0; i < q.len; i++) op_matmul_nt(scores + i * ss, qh + (size_t)i * dk, kh, 1, dk, nk, scale);
-        // the old rows against the new keys: masked below, but the raw scores show them
-        for (int i = 0; i < r0; i++)
-            op_matmul_nt(scores + i * ss + k0, qh + (size_t)i * dk, kh + (size_t)k0 * dk, 1, dk, new_k, scale);
-        const float *to_softmax = scores;
+        float *masked = NULL;
+        size_t ms = 0;
+        bool masked_kept = false;
         if (masks) {
             assert(nm->masked);
-            float *masked = trace_emit(c, (Step){.name = nm->masked, .rows = q.len, .cols = nk, .sym_rows = q.sym,
-                                           .sym_cols = kv.sym, .formula = masked_formulas[masks], .row_labels = q.labels,
-                                           .col_labels = kv.labels});
-            assert((size_t)c->last_stride == ss);
-            // the new rows against every key, then the old rows against the new keys
-            add_masks(masked, scores, (int)ss, mask, mask_stride, key_mask, nk, r0, q.len, 0);
-            add_masks(masked, scores, (int)ss, mask, mask_stride, key_mask, nk, 0, r0, k0);
-            to_softmax = masked;
+            masked = trace_emit(c, (Step){.name = nm->masked, .rows = q.len, .cols = nk, .sym_rows = q.sym, .sym_cols = kv.sym,
+                                          .formula = masked_formulas[masks], .row_labels = q.labels, .col_labels = kv.labels});
+            ms = (size_t)c->last_stride;
+            masked_kept = c->last_shared;
+            for (int i = r0; i < q.len; i++)
+                for (int j = 0; j < nk; j++)
+                    masked[i * ms + j] = scores[i * ss + j] + (causal ? (j > i && look_ahead ? -INFINITY : 0.0f) : 0.0f) + (key_mask ? key_mask[j] : 0.0f);
         }
         // masked keys get weight exactly 0: exp(−∞) is 0
         float *weights = trace_emit(c, (Step){.name = nm->weights, .rows = q.len, .cols = nk, .sym_rows = q.sym,
                                         .sym_cols = kv.sym, .formula = weights_formulas[masks], .row_labels = q.labels,
                                         .col_labels = kv.labels});
-        assert((size_t)c->last_stride == ss);
-        for (int i = r0; i < q.len; i++) op_softmax_rows(weights + i * ss, to_softmax + i * ss, 1, nk);
-        // the old rows' weights (and head outputs) hold because the mask hides the new keys: exp(−∞) is exactly 0
-        for (int i = 0; i < r0; i++)
+        size_t ws = (size_t)c->last_stride;
+        bool weights_kept = c->last_shared;
+        for (int i = r0; i < q.len; i++) op_softmax_rows(weights + i * ws, masks ? masked + i * ms : scores + i * ss, 1, nk);
+        // the old rows against the new keys, in the values kept from the previous pass: the raw
+        // scores show them; the mask hides them, so the old rows' weights (and head outputs) hold
+        for (int i = 0; i < r0 && (scores_kept || masked_kept || weights_kept); i++)
             for (int j = k0; j < nk; j++) {
+                float raw;
+                op_matmul_nt(&raw, qh + (size_t)i * dk, kh + (size_t)j * dk, 1, dk, 1, scale);
+                float v = masks ? raw + (causal ? (j > i && look_ahead ? -INFINITY : 0.0f) : 0.0f) + (key_mask ? key_mask[j] : 0.0f) : raw;
+                if (scores_kept) scores[i * ss + j] = raw;
+                if (masked_kept) masked[i * ms + j] = v;
                 // NaN is a score that overflowed (huge weights): trace_run refuses the trace below
-                assert(!(to_softmax[i * ss + j] > -INFINITY) && "an old row sees a new key");
-                weights[i * ss + j] = 0.0f;
+                assert(!(v > -INFINITY) && "an old row sees a new key");
+                if (weights_kept) weights[i * ws + j] = 0.0f;
             }
         heads[h] = trace_emit(c, (Step){.name = nm->head_out, .rows = q.len, .cols = dk, .sym_rows = q.sym, .sym_cols = "d_k",
                                   .formula = "head_h = A_h·V_h", .row_labels = q.labels});
-        for (int i = r0; i < q.len; i++) op_matmul_nn(heads[h] + (size_t)i * dk, weights + i * ss, vh, 1, nk, dk);
+        for (int i = r0; i < q.len; i++) op_matmul_nn(heads[h] + (size_t)i * dk, weights + i * ws, vh, 1, nk, dk);
     }
     c->head = 0;
     concat = trace_emit(c, (Step){.name = nm->concat, .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
@@ -382,13 +474,17 @@ static float *embed(Ctx *c, bool is_src, const int *ids, int len, const char *co
 static float *encode(Ctx *c, const int *ids, int n, int n_real, const char *const *labels) {
     const Model *m = c->m;
     record_tokens(c, true, ids, n, labels, "n");
-    if (c->tr->opt.pad_to > 0) c->key_padding_mask = record_padding_mask(c, n, n_real, labels);
+    if (c->tr->opt.pad_to > 0) {
+        // kept beside the trace: a padding mask not recorded is in scratch, which the decoder's passes reuse
+        memcpy(c->key_padding, record_padding_mask(c, n, n_real, labels), (size_t)n * sizeof *c->key_padding);
+        c->key_padding_mask = c->key_padding;
+    }
     Seq x = {embed(c, true, ids, n, labels, "n"), n, labels, "n"};
     for (int l = 0; l < m->cfg.n_enc; l++) {
         const EncLayer *L = &m->w.enc[l];
         c->layer = l + 1;
         // the pads are queries too, as in PyTorch; only as keys are they hidden
-        float *att = attention(c, &L->self_attn, &enc_self, x, x, NULL, 0, c->key_padding_mask, NULL);
+        float *att = attention(c, &L->self_attn, &enc_self, x, x, false, c->key_padding_mask, NULL);
         x.x = add_norm(c, "enc.residual1", "enc.norm1", "x + MultiHeadAttention(x)", x, att, L->norm1_w, L->norm1_b);
         float *f = ffn(c, "enc.ffn.hidden", "enc.ffn.out", x, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b);
         x.x = add_norm(c, "enc.residual2", "enc.norm2", "x + FFN(x)", x, f, L->norm2_w, L->norm2_b);
@@ -423,6 +519,7 @@ float *trace_decoder_pass(Ctx *c, const int *ids, int t, const char *sym, Seq me
     const Model *m = c->m;
     int E = m->cfg.d_model;
     assert(prev_pass < 0 || (c->record && t > 1 && t <= c->chain_cap));
+    c->n_scratch = 0;  // what was not recorded of the pass before is read no more
     c->first_row = prev_pass >= 0 ? t - 1 : 0;
     c->prev_step = prev_pass;
     c->grow_cap = prev_pass < 0 && c->record ? c->chain_cap : 0;
@@ -434,17 +531,19 @@ float *trace_decoder_pass(Ctx *c, const int *ids, int t, const char *sym, Seq me
     float *mask = trace_emit(c, (Step){.name = "dec.look_ahead_mask", .rows = t, .cols = t, .sym_rows = sym, .sym_cols = sym,
                                  .formula = masked ? "M[i][j] = 0 if j ≤ i, −∞ if j > i" : "M[i][j] = 0: the look-ahead mask is off",
                                  .row_labels = labels, .col_labels = labels});
-    int ms = c->last_stride, r0 = c->first_row;
-    // the new row, and the old rows' new column: 0 on and below the diagonal, −∞ above (op_look_ahead_mask)
-    for (int i = 0; i < t; i++)
-        for (int j = i < r0 ? r0 : 0; j < t; j++) mask[(size_t)i * ms + j] = j > i && masked ? -INFINITY : 0.0f;
+    // shown, not read: attention adds the same values itself. The new row, and when kept
+    // from the previous pass the old rows' new column: 0 on and below the diagonal, −∞ above
+    size_t ms = (size_t)c->last_stride;
+    int r0 = c->first_row;
+    for (int i = c->last_shared ? 0 : r0; i < t; i++)
+        for (int j = i < r0 ? r0 : 0; j < t; j++) mask[i * ms + j] = j > i && masked ? -INFINITY : 0.0f;
     for (int l = 0; l < m->cfg.n_dec; l++) {
         const DecLayer *L = &m->w.dec[l];
         c->layer = l + 1;
-        float *att = attention(c, &L->self_attn, &dec_self, x, x, mask, ms, NULL, NULL);
+        float *att = attention(c, &L->self_attn, &dec_self, x, x, true, NULL, NULL);
         x.x = add_norm(c, "dec.residual1", "dec.norm1", "x + MaskedMultiHeadAttention(x)", x, att, L->norm1_w, L->norm1_b);
         const float *mem_kv = c->cross_kv + (size_t)l * 2 * mem.len * E;
-        float *cross = attention(c, &L->cross_attn, &dec_cross, x, mem, NULL, 0, c->key_padding_mask, mem_kv);
+        float *cross = attention(c, &L->cross_attn, &dec_cross, x, mem, false, c->key_padding_mask, mem_kv);
         x.x = add_norm(c, "dec.residual2", "dec.norm2", "x + CrossAttention(x, memory)", x, cross, L->norm2_w, L->norm2_b);
         float *f = ffn(c, "dec.ffn.hidden", "dec.ffn.out", x, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b);
         x.x = add_norm(c, "dec.residual3", "dec.norm3", "x + FFN(x)", x, f, L->norm3_w, L->norm3_b);
@@ -483,6 +582,72 @@ static bool has_nan(const Step *s, const Step *earlier) {
     return false;
 }
 
+// What a run needs: the trace's plan and one allocation, and the working
+// buffers beside it.
+typedef struct {
+    Plan plan;
+    size_t block;      // bytes of the trace's one allocation
+    size_t scratch;    // floats of unrecorded values at most at once
+    size_t longest;    // positions of the longest sequence, and one
+    size_t chain_qkv;  // floats of a chain's Q, K and V per decoder layer (L, 3, T, E); 0 outside chains
+    size_t total;      // bytes of all of it
+} Needs;
+
+static Needs needs_of(const Model *m, size_t len, const DecodeOptions *o) {
+    const Config *c = &m->cfg;
+    size_t T = (size_t)o->max_steps, E = (size_t)c->d_model, V = (size_t)c->tgt_vocab;
+    Needs nd = {.plan = plan(m, len, o)};
+    const Plan *s = &nd.plan;
+    // one allocation: steps, label pointers, floats, ints, chars (in order of alignment)
+    nd.block = s->steps * sizeof(Step) + s->labels * sizeof(char *) + s->floats * sizeof(float) + (len + T + 1 + s->steps) * sizeof(int) +
+               s->chars;
+    nd.scratch = s->most_scratch;
+    if (o->mode == DECODE_BEAM) {
+        // a hypothesis not recorded: a whole pass and its prediction in scratch, then the step's
+        // table and, after the last step, the output (the same as a plan that records nothing)
+        size_t k = (size_t)o->beam_width;
+        Plan other = {.none = true};
+        plan_decoder_pass(&other, c, T, len, o->pad_to > 0, PASS_WHOLE);
+        plan_value(&other, "dec.logits", 1, 1, false, V, false);
+        plan_value(&other, "dec.probs", 1, 1, false, V, false);
+        plan_value(&other, "dec.beam", 1, k * k + k, false, 4, false);
+        plan_value(&other, "out.tokens", 1, 1, false, T + 1, false);
+        if (other.most_scratch > nd.scratch) nd.scratch = other.most_scratch;
+    }
+    nd.longest = (len > T ? len : T) + 1;
+    bool chained = (o->mode == DECODE_GREEDY || o->mode == DECODE_SAMPLE) && !o->no_look_ahead_mask;
+    nd.chain_qkv = chained ? (size_t)c->n_dec * 3 * T * E : 0;
+    size_t work = 3 * nd.longest * E + nd.longest * E + (size_t)c->n_dec * 2 * len * E + nd.chain_qkv + nd.scratch + 1 + len;
+    // and the decoding strategies' own: candidates, sequences, the beam's hypotheses
+    size_t decoding = V * (sizeof(TraceRanked) + sizeof(float)) + 4 * (T + 1) * (size_t)o->beam_width * sizeof(int);
+    nd.total = sizeof(Trace) + nd.block + work * sizeof(float) + decoding;
+    return nd;
+}
+
+static void ctx_deinit(Ctx *c) {
+    free(c->qkv);
+    free(c->pe);
+    free(c->cross_kv);
+    free(c->scratch);
+    free(c->chain_qkv);
+    free(c->wanted);
+    free(c->key_padding);
+}
+
+char *trace_format_bytes(size_t bytes, char *buf, size_t size) {
+    if (bytes >= 1000000000) snprintf(buf, size, "%.1f GB", (double)bytes / 1e9);
+    else if (bytes >= 1000000) snprintf(buf, size, "%.0f MB", (double)bytes / 1e6);
+    else snprintf(buf, size, "%.0f kB", (double)bytes / 1e3);
+    return buf;
+}
+
+int trace_estimate(const Model *m, int n, const DecodeOptions *opt, size_t *bytes, Error *err) {
+    DecodeOptions o = *opt;
+    if (decode_check_options(m, n, &o, err)) return -1;
+    *bytes = needs_of(m, (size_t)(o.pad_to > 0 ? o.pad_to : n), &o).total;
+    return 0;
+}
+
 Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions *opt, Error *err) {
     DecodeOptions o = *opt;
     if (decode_check_options(m, n, &o, err)) return NULL;
@@ -492,26 +657,34 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
             return NULL;
         }
     int len = o.pad_to > 0 ? o.pad_to : n;  // the encoder's length: the source and its pads
-    Size s = plan(m, (size_t)len, &o);
-    size_t T = (size_t)o.max_steps;
-    // one allocation: steps, label pointers, floats, ints, chars (in order of alignment)
-    size_t bytes = s.steps * sizeof(Step) + s.labels * sizeof(char *) + s.floats * sizeof(float) +
-                   ((size_t)len + T + 1 + s.steps) * sizeof(int) + s.chars;
+    Needs nd = needs_of(m, (size_t)len, &o);
+    const Plan *s = &nd.plan;
+    size_t T = (size_t)o.max_steps, limit = o.memory_limit ? o.memory_limit : pg_physical_memory() / 4;
+    if (nd.total > limit) {
+        char need[32], lim[32];
+        err_set(err, "the trace needs %s of memory, over the limit of %s%s; record fewer stages (--stages) or decoding steps (--max-steps)",
+                trace_format_bytes(nd.total, need, sizeof need), trace_format_bytes(limit, lim, sizeof lim),
+                o.memory_limit ? " (--memory-limit)" : " (a quarter of the physical memory; --memory-limit)");
+        return NULL;
+    }
+    size_t bytes = nd.block;
     Trace *tr = calloc(1, sizeof *tr);
     char *block = malloc(bytes);
     Ctx c = {.tr = tr, .m = m, .record = true};
-    size_t longest = (size_t)(len > o.max_steps ? len : o.max_steps) + 1;
+    size_t longest = nd.longest;
     size_t E = (size_t)m->cfg.d_model;
     c.qkv = malloc(3 * longest * E * sizeof *c.qkv);
     c.pe = malloc(longest * E * sizeof *c.pe);
     c.cross_kv = malloc((size_t)m->cfg.n_dec * 2 * (size_t)len * E * sizeof *c.cross_kv);
-    if (o.mode == DECODE_BEAM) {
-        Size pass = decoder_pass_size(&m->cfg, T, (size_t)len, o.pad_to > 0);
-        c.cap_scratch = pass.floats + 3 * (size_t)m->cfg.tgt_vocab;
-        c.scratch = malloc(c.cap_scratch * sizeof *c.scratch);
-    }
-    if (!tr || !block || !c.qkv || !c.pe || !c.cross_kv || (o.mode == DECODE_BEAM && !c.scratch)) {
-        err_set(err, "out of memory for a trace of %zu bytes", bytes);
+    c.cap_scratch = nd.scratch;
+    c.scratch = malloc((c.cap_scratch + 1) * sizeof *c.scratch);
+    c.chain_qkv = nd.chain_qkv ? malloc(nd.chain_qkv * sizeof *c.chain_qkv) : NULL;
+    c.key_padding = malloc((size_t)len * sizeof *c.key_padding);
+    c.wanted_layers = (m->cfg.n_enc > m->cfg.n_dec ? m->cfg.n_enc : m->cfg.n_dec) + 1;
+    c.wanted = o.stages ? calloc((size_t)stage_count() * (size_t)c.wanted_layers, 1) : NULL;
+    if (!tr || !block || !c.qkv || !c.pe || !c.cross_kv || !c.scratch || !c.key_padding || (nd.chain_qkv && !c.chain_qkv) || (o.stages && !c.wanted)) {
+        char need[32];
+        err_set(err, "out of memory for a trace of %s", trace_format_bytes(nd.total, need, sizeof need));
         free(block);
         goto fail;
     }
@@ -519,16 +692,16 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
     tr->opt = o;
     tr->bytes = bytes;
     tr->steps = (Step *)block;
-    tr->cap_steps = (int)s.steps;
-    tr->labels = (const char **)(tr->steps + s.steps);
-    tr->cap_labels = s.labels;
-    tr->floats = (float *)(tr->labels + s.labels);
-    tr->cap_floats = s.floats;
-    tr->src_ids = (int *)(tr->floats + s.floats);
+    tr->cap_steps = (int)s->steps;
+    tr->labels = (const char **)(tr->steps + s->steps);
+    tr->cap_labels = s->labels;
+    tr->floats = (float *)(tr->labels + s->labels);
+    tr->cap_floats = s->floats;
+    tr->src_ids = (int *)(tr->floats + s->floats);
     tr->out_ids = tr->src_ids + len;
     tr->shares = tr->out_ids + T + 1;
-    tr->chars = (char *)(tr->shares + s.steps);
-    tr->cap_chars = s.chars;
+    tr->chars = (char *)(tr->shares + s->steps);
+    tr->cap_chars = s->chars;
     tr->src_n = n;
     memcpy(tr->src_ids, src_ids, (size_t)n * sizeof *src_ids);
     for (int i = n; i < len; i++) tr->src_ids[i] = voc_pad(m->src);
@@ -556,16 +729,10 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
         goto fail;
     }
     decode_record_output(&c);
-    free(c.qkv);
-    free(c.pe);
-    free(c.cross_kv);
-    free(c.scratch);
+    ctx_deinit(&c);
     return tr;
 fail:
-    free(c.qkv);
-    free(c.pe);
-    free(c.cross_kv);
-    free(c.scratch);
+    ctx_deinit(&c);
     trace_free(tr);
     return NULL;
 }

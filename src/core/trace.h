@@ -29,6 +29,8 @@ typedef struct {
     int target_len;
     int pad_to;         // source padded with <pad> up to this length, as in a training batch, and the pads masked; 0 = off
     bool no_look_ahead_mask;  // an experiment: the decoder's self-attention sees every position, later ones too
+    const char *stages; // record only the stages whose id matches this pattern (fnmatch), e.g. "dec.L*.cross_attn.weights"; NULL = all
+    size_t memory_limit;  // bytes a trace may need, or trace_run refuses it saying how many; 0 = a quarter of the physical memory
 } DecodeOptions;
 
 // One recorded value. Layer, head and dstep count from 1; 0 means "not
@@ -65,6 +67,12 @@ typedef struct Trace Trace;
 // must outlive the trace (labels point into its vocabularies).
 Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions *opt, Error *err);
 void trace_free(Trace *t);
+// The bytes trace_run would need for these options (the trace and its
+// working buffers; the model not counted), said before it is made: an upper
+// bound, as decoding may stop early. 0, or -1 with err for bad options.
+int trace_estimate(const Model *m, int n, const DecodeOptions *opt, size_t *bytes, Error *err);
+// "1.4 GB", "35 MB", "900 kB". Returns buf.
+char *trace_format_bytes(size_t bytes, char *buf, size_t size);
 
 int trace_count(const Trace *t);
 const Step *trace_step(const Trace *t, int i);

@@ -38,14 +38,19 @@ typedef struct {
     float *qkv;             // full Q, K and V projections: 3 × rows × E
     float *pe;              // positional encoding for the longest sequence
     float *cross_kv;        // the memory's cross-attention K then V per decoder layer: (L, 2, n, E)
-    const float *key_padding_mask;  // src.padding_mask's data: 0 for a token, −inf for <pad> (n); NULL: padding is off
+    const float *key_padding_mask;  // src.padding_mask's values: 0 for a token, −inf for <pad> (n); NULL: padding is off
+    float *key_padding;     // where they are kept (n)
     const char *const *vocab_labels;  // the target vocabulary by id: columns of logits and probabilities
     int layer, head, dstep;
     int first_row;          // incremental pass: rows below it are the previous pass's; 0: none
     int prev_step;          // incremental pass: the previous pass's step that matches the next emit
     int chain_cap;          // greedy and sampling: decoder passes extend each other up to this length; 0: passes stand alone
     int grow_cap;           // in the first pass of a chain: its m-long axes get room for chain_cap positions
-    int last_stride;        // the row stride of the step trace_emit returned last
+    float *chain_qkv;       // a chain's self-attention Q, K and V of every position: (n_dec, 3, chain_cap, E)
+    int last_stride;        // the row stride of the value trace_emit returned last (0: its one row stands for the new row)
+    bool last_shared;       // that value is kept from the previous pass: its old rows hold their values
+    signed char *wanted;    // DecodeOptions.stages: per stage row and layer, 1 recorded, -1 not, 0 not yet asked
+    int wanted_layers;
     struct {
         const char *name;
         const StageInfo *stage;
@@ -62,7 +67,8 @@ typedef struct {
 
 // ---- trace.c: recording and the forward pass ------------------------------
 
-// Allocates a step's data: in the trace when recording, else in scratch.
+// Allocates a step's data: in the trace when recording and the stage is
+// wanted (DecodeOptions.stages), else in scratch.
 // tpl gives everything but the layer, head and step, taken from the context.
 // In an incremental pass the step shares the previous pass's step's storage,
 // grown by the new positions: its old rows and columns already hold their
