@@ -1,5 +1,6 @@
 // The lesson format (docs/LESSONS.md): parsing, problems with file:line, and
 // binding steps to a trace, also after the sentence changes.
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -429,6 +430,36 @@ static void test_settings_have_command_line_bounds(void **state) {
     les_problems_deinit(&pr);
 }
 
+// given: and code: as parsed: rows packed, −∞ in three spellings, the typographic minus, labels and titles.
+static void test_given_and_code(void **state) {
+    (void)state;
+    static const char text[] = HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\n"
+                                    "given: 2.1 -inf \xE2\x88\x92\xE2\x88\x9E; 1.2 4.3 -\xE2\x88\x9E; \xE2\x88\x92" "0.5 -1e9 0\n"
+                                    "given-rows: I love NLP\ngiven-title: scores\ngiven-title.zh: \xE5\x88\x86\xE6\x95\xB8\n"
+                                    "code: scores = np.where(mask == 0, -1e9, scores)\n";
+    LesProblems pr = {0};
+    Lesson *l = parse(text, sizeof text - 1, &pr);
+    print_problems(&pr);
+    assert_int_equal(pr.n, 0);
+    const LesGiven *g = &l->steps[0].given;
+    assert_int_equal(g->rows, 3);
+    assert_int_equal(g->cols, 3);
+    const float want[] = {2.1f, -INFINITY, -INFINITY, 1.2f, 4.3f, -INFINITY, -0.5f, -1e9f, 0.0f};
+    for (int i = 0; i < 9; i++)
+        if (!(g->values[i] == want[i])) fail_msg("given value %d expected: %g, got: %g", i, (double)want[i], (double)g->values[i]);
+    assert_int_equal(g->n_row_labels, 3);
+    assert_string_equal(g->row_labels[2], "NLP");
+    assert_int_equal(g->n_col_labels, 0);
+    assert_string_equal(g->title[LES_ZH], "\xE5\x88\x86\xE6\x95\xB8");
+    assert_string_equal(l->steps[0].code, "scores = np.where(mask == 0, -1e9, scores)");
+    les_free(l);
+    les_problems_deinit(&pr);
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\ngiven: nan 1\ngiven-title: t\ngiven-title.zh: t\n", "given \"nan\" is not a number");
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\ngiven: 1e40\ngiven-title: t\ngiven-title.zh: t\n", "given \"1e40\" is not a number");
+    expect_problem(HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\ngiven: 1\ngiven: 2\n", "\"given\" given twice in the same step");
+    expect_problem(HEAD "code: x\n", "\"code\" belongs in a [step]");
+}
+
 // allow-special: the lesson's setting, a step's own for itself alone, into DecodeOptions.
 static void test_allow_special(void **state) {
     (void)state;
@@ -537,6 +568,7 @@ int main(void) {
         cmocka_unit_test(test_settings_have_command_line_bounds),
         cmocka_unit_test(test_allow_special),
         cmocka_unit_test(test_look_ahead_mask_key),
+        cmocka_unit_test(test_given_and_code),
         cmocka_unit_test(test_control_characters),
         cmocka_unit_test(test_many_paragraphs),
     };

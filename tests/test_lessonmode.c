@@ -87,7 +87,7 @@ static void test_steps_show_their_stage_and_view(void **state) {
     assert_stage(f->a, "src.tokens");
     char said[256];
     assert_string_equal(lm_status(f->lm, LANG_EN, said, sizeof said), "Lesson mode test \xC2\xB7 Lesson step 1 of 5");
-    assert_string_equal(lm_status(f->lm, LANG_ZH_TW, said, sizeof said), "課程模式測試 \xC2\xB7 課程第 1 步，共 5 步");
+    assert_string_equal(lm_status(f->lm, LANG_ZH_TW, said, sizeof said), "課程模式測試 \xC2\xB7 單元第 1 步，共 5 步");
     key(f->a, SDLK_RIGHT, KMOD_NONE);
     assert_int_equal(lm_step(f->lm), 1);
     assert_stage(f->a, "enc.L1.self_attn.weights");
@@ -292,6 +292,31 @@ static void test_picker_scrolls(void **state) {
 
 // Every formula line with words in it has its 繁體中文 form: each entry of
 // the table is met in some trace (none is misspelt), and none is left over.
+// given: and code: reach the view as copies, are drawn in both languages,
+// and go with their step.
+static void test_given_matrix_and_code(void **state) {
+    (void)state;
+    Fixture *f = open_app(TT_TEST_DATA "/lesson-given.lesson", false);
+    assert_true(lm_running(f->lm));
+    const ViewOptions *v = app_view(f->a);
+    assert_int_equal(v->given.rows, 4);
+    assert_int_equal(v->given.cols, 4);
+    assert_true(v->given.values[1] < -1e30f);
+    if (v->given.values[4] != 1.2f) fail_msg("given[1][0] expected: 1.2, got: %g", (double)v->given.values[4]);
+    assert_string_equal(v->given.row_labels[3], "d");
+    assert_string_equal(v->given.col_labels[0], "");
+    assert_string_equal(v->given.title[1], "課程的例子");
+    assert_string_equal(v->code, "scores = np.where(mask == 0, -1e9, scores)");
+    app_draw(f->a);
+    key(f->a, SDLK_F2, KMOD_NONE);
+    app_draw(f->a);
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    assert_int_equal(app_view(f->a)->given.rows, 0);
+    assert_string_equal(app_view(f->a)->code, "");
+    app_draw(f->a);
+    teardown((void **)&f);
+}
+
 static void test_formulas_in_chinese(void **state) {
     (void)state;
     Error err;
@@ -359,6 +384,7 @@ int main(void) {
         cmocka_unit_test(test_picker),
         cmocka_unit_test(test_picker_scrolls),
         cmocka_unit_test_setup_teardown(test_draws_at_any_size, setup, teardown),
+        cmocka_unit_test(test_given_matrix_and_code),
         cmocka_unit_test(test_formulas_in_chinese),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

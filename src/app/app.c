@@ -714,7 +714,8 @@ void app_draw(App *a) {
     if (a->list) bars_counter(a->list_at, sl_count(a->list), counter, sizeof counter);
     FrameContent content = {.settings_label = i18n(a->lang, S_SETTINGS_BUTTON), .info = bars_info(a->m, a->t, a->lang, info, sizeof info),
                             .counter = a->list ? counter : NULL, .lesson_panel = a->lesson && lm_panel_shown(a->lesson),
-                            .lesson_strip = a->lesson && lm_panel_collapsed(a->lesson) ? lm_strip_width(g) : 0};
+                            .lesson_strip = a->lesson && lm_panel_collapsed(a->lesson) ? lm_strip_width(g) : 0,
+                            .view = &a->view};
     lay_frame(g, &content, &a->lay);
     a->view_zoomed = zoomed_view(a, &content);
     tb_draw(&a->tb, a->lay.text_box, th, a->lang, a->sentence);

@@ -185,12 +185,12 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "M G V A\t也可按注意力頭（H1 \xE2\x80\xA6）旁的按鈕\n"
                         "F2\tEnglish / 中文\n"
                         "?\t顯示／隱藏說明\n"
-                        "O\t課程：選擇課程\n"
-                        "課程中：\xE2\x86\x92 / \xE2\x86\x90\t下一個／上一個課程步驟\n"
-                        "課程中：1 \xE2\x80\xA6 6、Enter\t選擇答案、揭曉答案\n"
-                        "課程中：Esc\t自由探索；再按 Esc 回到課程\n"
-                        "課程中：R\t回到課程原本的句子\n"
-                        "課程中：N、\xE2\x86\x91 \xE2\x86\x93\t收起 / 展開說明欄；捲動說明\n"
+                        "O\t單元：選擇單元\n"
+                        "單元中：\xE2\x86\x92 / \xE2\x86\x90\t下一個／上一個單元步驟\n"
+                        "單元中：1 \xE2\x80\xA6 6、Enter\t選擇答案、揭曉答案\n"
+                        "單元中：Esc\t自由探索；再按 Esc 回到單元\n"
+                        "單元中：R\t回到單元原本的句子\n"
+                        "單元中：N、\xE2\x86\x91 \xE2\x86\x93\t收起 / 展開說明欄；捲動說明\n"
                         "Ctrl + Q\t結束",
         [S_SAVED] = "已儲存 %s",
         [S_ZOOMED] = "縮放 %d%%：滾輪移動檢視（Shift+滾輪：左右）；Ctrl+0：正常大小",
@@ -273,9 +273,9 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_MODEL_LOADED] = "模型：%s",
         [S_DECODE_FAILED] = "無法以這些設定執行，保留先前的設定：%s",
         [S_TARGET] = "目標：%s",
-        [S_L_STEP] = "課程第 %d 步，共 %d 步",
-        [S_L_FIRST] = "這是課程的第一步",
-        [S_L_LAST] = "這是課程的最後一步（O：換一個課程，Esc：自由探索）",
+        [S_L_STEP] = "單元第 %d 步，共 %d 步",
+        [S_L_FIRST] = "這是本單元的第一步",
+        [S_L_LAST] = "這是本單元的最後一步（O：換一個單元，Esc：自由探索）",
         [S_L_NOT_APPLY] = "這一步不適用於這個句子：%s",
         [S_L_OWN_SENTENCE] = "你自己的句子：上面的說明是為「%s」寫的。按 R 回到原句。",
         [S_L_QUESTION] = "想一想",
@@ -283,19 +283,19 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_L_ANSWER] = "答案",
         [S_L_RIGHT] = "答對了！",
         [S_L_WRONG] = "不是這一個。",
-        [S_L_KEYS] = "← → 步驟 · Enter 揭曉 · Esc 自由探索 · O 課程 · N 說明欄",
+        [S_L_KEYS] = "← → 步驟 · Enter 揭曉 · Esc 自由探索 · O 單元 · N 說明欄",
         [S_L_NARRATION] = "說明欄（N）",
         [S_L_SCROLL_MORE] = "↓ 還有（↑ ↓ 捲動）",
-        [S_L_EXPLORING] = "自由探索中：所有按鍵照常運作。按 Esc 回到課程（第 %d 步）。",
-        [S_L_PROBLEMS] = "這個課程有問題，無法執行：",
-        [S_L_PROBLEMS_HINT] = "仍可自由探索它的句子。按 Esc 關閉此說明；按 O 開啟其他課程。",
-        [S_L_PICKER_TITLE] = "課程",
+        [S_L_EXPLORING] = "自由探索中：所有按鍵照常運作。按 Esc 回到單元（第 %d 步）。",
+        [S_L_PROBLEMS] = "這個單元有問題，無法執行：",
+        [S_L_PROBLEMS_HINT] = "仍可自由探索它的句子。按 Esc 關閉此說明；按 O 開啟其他單元。",
+        [S_L_PICKER_TITLE] = "單元",
         [S_L_PICKER_HINT] = "↑ ↓ 選擇 · Enter 開啟 · Esc：自由探索 · F2：English",
         [S_L_STEPS] = "%d 步",
         [S_L_MORE_ABOVE] = "▲ 上面還有 %d 課",
         [S_L_MORE_BELOW] = "▼ 下面還有 %d 課",
         [S_L_BROKEN] = "有問題（請用 transformer-tracer lint 檢查）",
-        [S_L_NONE] = "%s 裡沒有課程",
+        [S_L_NONE] = "%s 裡沒有單元",
         [S_L_SHAPE_HIDDEN] = "揭曉答案時顯示",
     },
 };

@@ -2,14 +2,20 @@
 
 #include <stdio.h>
 
-PageRects lay_page(Gfx *g, SDL_Rect area) {
+PageRects lay_page(Gfx *g, SDL_Rect area, const ViewOptions *opt) {
     int lh = gfx_line_height(g, gfx_px(g, 18)), big_lh = gfx_line_height(g, gfx_px(g, 24)), pad = gfx_px(g, 10);
-    int top = area.y + big_lh + pad, formula_h = 2 * lh + pad;
+    bool code = opt && opt->code[0];
+    int top = area.y + big_lh + pad, formula_h = (code ? 3 : 2) * lh + pad;
     PageRects r = {
         .title = {area.x, area.y, area.w, big_lh},
         .view = {area.x, top, area.w, area.y + area.h - top - formula_h - pad},
         .formula = {area.x, area.y + area.h - formula_h, area.w, formula_h},
     };
+    if (opt && opt->given.rows > 0) {  // the given matrix (8 × 8 at most) takes the right quarter
+        int w = r.view.w / 4;
+        r.given = (SDL_Rect){r.view.x + r.view.w - w, r.view.y, w, r.view.h};
+        r.view.w -= w + 2 * pad;
+    }
     return r;
 }
 
@@ -50,7 +56,7 @@ void lay_frame(Gfx *g, const FrameContent *c, Layout *o) {
         o->page.w -= panel_w + pad;
         o->lesson_panel = (SDL_Rect){o->page.x + o->page.w + pad, o->page.y, panel_w, o->page.h};
     }
-    o->parts = lay_page(g, o->page);
+    o->parts = lay_page(g, o->page, c->view);
     // play / pause, then the timeline; the status line under them
     int play_w = timeline_h * 3 / 2, tl_x = pad + play_w + pad / 2;
     o->play_button = (SDL_Rect){pad, H - status_h - timeline_h - pad, play_w, timeline_h};
@@ -62,7 +68,7 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     const Theme *th = vs->theme;
     Lang lang = vs->lang;
     const Step *s = trace_step(vs->trace, vs->step);
-    PageRects r = lay_page(g, area);
+    PageRects r = lay_page(g, area, &vs->opt);
     int px = gfx_px(g, 18), big = gfx_px(g, 24), lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
     char id[128], line[512];
     trace_stage_id(s, id, sizeof id);
@@ -87,10 +93,16 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     gfx_clip(g, &r.view);
     view_draw(g, view ? *view : r.view, vs);
     gfx_clip(g, NULL);
+    if (r.given.w > 0) {
+        gfx_fill(g, (SDL_Rect){r.given.x - pad, r.given.y, 1, r.given.h}, th->panel_edge);  // apart from the model's own
+        view_given(g, r.given, vs);
+    }
     gfx_fill(g, r.formula, th->panel);
     gfx_frame(g, r.formula, 1, th->panel_edge);
     gfx_math(g, r.formula.x + pad, r.formula.y + pad / 2, r.formula.w - 2 * pad, i18n_formula(lang, s->formula), px, th->text);
     if (vs->opt.hide_shape) snprintf(line, sizeof line, "%s: %s", i18n(lang, S_SHAPE), i18n(lang, S_L_SHAPE_HIDDEN));
     else snprintf(line, sizeof line, "%s: %s \xC3\x97 %s = %d \xC3\x97 %d", i18n(lang, S_SHAPE), s->sym_rows, s->sym_cols, s->rows, s->cols);
     gfx_math(g, r.formula.x + pad, r.formula.y + pad / 2 + lh, r.formula.w - 2 * pad, line, px, th->text_dim);
+    if (vs->opt.code[0])  // code as written, not typeset: its _ and ** are not subscripts
+        gfx_text_fit(g, r.formula.x + pad, r.formula.y + pad / 2 + 2 * lh, r.formula.w - 2 * pad, vs->opt.code, px, th->accent, GFX_LEFT);
 }

@@ -10,9 +10,11 @@
 #include "gfx.h"
 #include "view.h"
 
-// A step page: its title line, the view, the formula panel under it.
+// A step page: its title line, the view, the formula panel under it (one
+// line taller with a lesson's code line), and a lesson's given matrix beside
+// the view (w 0: none).
 typedef struct {
-    SDL_Rect title, view, formula;
+    SDL_Rect title, view, given, formula;
 } PageRects;
 
 // What the top row holds, for measuring.
@@ -22,6 +24,7 @@ typedef struct {
     const char *counter;         // the class list's "n/N", or NULL without a list
     bool lesson_panel;           // the lesson's narration takes the right side
     int lesson_strip;            // > 0: folded to a strip this wide
+    const ViewOptions *view;     // a lesson's code line and given matrix change the page; NULL: neither
 } FrameContent;
 
 typedef struct {
@@ -36,8 +39,8 @@ typedef struct {
 
 // The window's layout on g's canvas at its scale.
 void lay_frame(Gfx *g, const FrameContent *c, Layout *out);
-// The parts of a step page in area.
-PageRects lay_page(Gfx *g, SDL_Rect area);
+// The parts of a step page in area, with opt's code line and given matrix (opt may be NULL).
+PageRects lay_page(Gfx *g, SDL_Rect area, const ViewOptions *opt);
 // Title, the view and the formula panel for the step vs shows, in area.
 // view (NULL: the page's own) is where the view is laid out: a zoomed view
 // is larger than its place and shows through it, panned.

@@ -141,6 +141,20 @@ static void apply(LessonMode *lm, App *a) {
         v.highlight[v.n_highlight].row = s->cells[i].row;
         v.highlight[v.n_highlight++].col = s->cells[i].col;
     }
+    _Static_assert((int)LES_GIVEN_MAX == (int)VIEW_GIVEN_MAX && (int)LES_GIVEN_LABEL < (int)VIEW_GIVEN_LABEL && (int)LES_GIVEN_TITLE < (int)VIEW_GIVEN_TITLE && (int)LES_CODE < (int)VIEW_CODE,
+                   "a lesson's given matrix and code line fit the view's copies");
+    if (s->code) snprintf(v.code, sizeof v.code, "%s", s->code);
+    const LesGiven *gv = &s->given;
+    if (gv->rows > 0) {  // copied: the view never points into the lesson
+        ViewGiven *to = &v.given;
+        to->rows = gv->rows;
+        to->cols = gv->cols;
+        memcpy(to->values, gv->values, (size_t)(gv->rows * gv->cols) * sizeof *to->values);
+        for (int i = 0; i < gv->n_row_labels && gv->row_labels[i]; i++) snprintf(to->row_labels[i], sizeof to->row_labels[i], "%s", gv->row_labels[i]);
+        for (int i = 0; i < gv->n_col_labels && gv->col_labels[i]; i++) snprintf(to->col_labels[i], sizeof to->col_labels[i], "%s", gv->col_labels[i]);
+        for (int lang = 0; lang < 2; lang++)
+            snprintf(to->title[lang], sizeof to->title[lang], "%s", gv->title[lang == 0 ? LES_EN : LES_ZH] ? gv->title[lang == 0 ? LES_EN : LES_ZH] : "");
+    }
     lm->host->set_view(a, &v);
     lm->host->set_step(a, idx >= 0 ? idx : 0);
     lm->host->show_status(a, "%s", "");  // the status line then says where the lesson is, in the window's language

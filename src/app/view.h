@@ -13,6 +13,18 @@
 #include "theme.h"
 #include "trace.h"
 
+// A lessons' small matrix given in the lesson itself (docs/LESSONS.md,
+// given:), drawn beside the model's own: the course's worked examples. Copied
+// in, so that it never points into a lesson that is gone.
+enum { VIEW_GIVEN_MAX = 8, VIEW_GIVEN_LABEL = 24, VIEW_GIVEN_TITLE = 128, VIEW_CODE = 128 };
+typedef struct {
+    int rows, cols;                                   // 0: none
+    float values[VIEW_GIVEN_MAX * VIEW_GIVEN_MAX];    // rows × cols, row-major; −∞ drawn hatched
+    char row_labels[VIEW_GIVEN_MAX][VIEW_GIVEN_LABEL];  // "": rows numbered from 1
+    char col_labels[VIEW_GIVEN_MAX][VIEW_GIVEN_LABEL];
+    char title[2][VIEW_GIVEN_TITLE];                  // English, 繁體中文
+} ViewGiven;
+
 // Which composite views are on (keys m, g, v, a in the window). All false,
 // as a zeroed struct, is the default.
 typedef struct {
@@ -25,6 +37,8 @@ typedef struct {
     struct {
         int row, col;       // from 1; 0 = the whole row or column
     } highlight[16];
+    char code[VIEW_CODE];   // lessons: one line of the course's code, under the formula ("": none)
+    ViewGiven given;        // lessons: a small matrix beside the step's own
 } ViewOptions;
 
 // What the views show beyond the trace itself, worked out once per trace so
@@ -44,6 +58,9 @@ typedef struct {
     ViewOptions opt;
     Lang lang;              // of the words drawn inside the view
 } ViewState;
+
+// The lesson's given matrix (vs->opt.given) as a heatmap with its title, in area.
+void view_given(Gfx *g, SDL_Rect area, const ViewState *vs);
 
 // Draws the step vs->step into area: as one view, or with the options as
 // several panels side by side or in a grid.

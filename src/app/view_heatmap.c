@@ -331,3 +331,24 @@ void view_heatmap(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, con
     heat_draw(g, area, vs, s, title, true, true, view_gold_for(vs, s, NULL));
 }
 
+
+// A given matrix is drawn as scores are: its own colour scale, −∞ hatched,
+// square cells, no decoder row labels (its stage is none of the model's).
+static const StageInfo given_stage = {.name = "given", .kind = "scores", .kind_id = STAGE_KIND_SCORES, .part = STAGE_SOURCE};
+
+void view_given(Gfx *g, SDL_Rect area, const ViewState *vs) {
+    const ViewGiven *gv = &vs->opt.given;
+    const char *rows[VIEW_GIVEN_MAX], *cols[VIEW_GIVEN_MAX];
+    bool row_named = false, col_named = false;
+    for (int i = 0; i < gv->rows; i++) row_named |= (rows[i] = gv->row_labels[i])[0] != '\0';
+    for (int i = 0; i < gv->cols; i++) col_named |= (cols[i] = gv->col_labels[i])[0] != '\0';
+    Step s = {.name = given_stage.name, .stage = &given_stage, .kind = given_stage.kind, .rows = gv->rows, .cols = gv->cols,
+              .sym_rows = "", .sym_cols = "", .formula = "", .data = (float *)gv->values, .row_labels = row_named ? rows : NULL,
+              .col_labels = col_named ? cols : NULL};
+    ViewState own = *vs;  // the lesson's outlines and the mouse are the model's view's
+    own.opt.n_highlight = 0;
+    own.opt.heads_grid = false;
+    own.hover_row = own.hover_col = -1;
+    const char *title = gv->title[vs->lang == LANG_ZH_TW ? 1 : 0];
+    heat_draw(g, area, &own, &s, title[0] ? title : NULL, true, false, NULL);
+}

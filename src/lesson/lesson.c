@@ -258,6 +258,8 @@ static const KeyInfo keys[] = {
     {"say.zh", K_STEP, K_PARAGRAPHS}, {"ask", K_STEP, K_ONCE},          {"ask.zh", K_STEP, K_ONCE},
     {"choice", K_STEP, K_LIST},      {"choice.zh", K_STEP, K_LIST},     {"answer", K_STEP, K_ONCE},
     {"reveal", K_STEP, K_PARAGRAPHS}, {"reveal.zh", K_STEP, K_PARAGRAPHS}, {"look-ahead-mask", K_BOTH, K_ONCE},
+    {"given", K_STEP, K_ONCE},       {"given-rows", K_STEP, K_ONCE},    {"given-cols", K_STEP, K_ONCE},
+    {"given-title", K_STEP, K_ONCE}, {"given-title.zh", K_STEP, K_ONCE}, {"code", K_STEP, K_ONCE},
 };
 
 static const KeyInfo *key_info(const char *name) {
@@ -423,6 +425,95 @@ static void parse_highlight(LesStep *s, const Entry *e, const char *path, LesPro
     }
 }
 
+// One number of a given matrix: a finite number, or −∞ written "-inf", "−∞" or "-∞".
+static bool parse_given_value(const char *w, size_t n, float *out) {
+    char buf[32];
+    if (n == 0 || n >= sizeof buf) return false;
+    memcpy(buf, w, n);
+    buf[n] = '\0';
+    if (!strcmp(buf, "-inf") || !strcmp(buf, "\xE2\x88\x92\xE2\x88\x9E") || !strcmp(buf, "-\xE2\x88\x9E")) {
+        *out = -INFINITY;
+        return true;
+    }
+    const char *p = buf;
+    char minus[32];
+    if (!strncmp(buf, "\xE2\x88\x92", 3)) {  // a typographic minus, as the narration writes it
+        snprintf(minus, sizeof minus, "-%s", buf + 3);
+        p = minus;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(p, &end);
+    if (end == p || *end || errno || !isfinite(v) || fabs(v) > 1e30) return false;
+    *out = (float)v;
+    return true;
+}
+
+// given: rows of numbers separated by ";", the numbers by blanks.
+static void parse_given(LesGiven *gv, const Entry *e, const char *path, LesProblems *pr) {
+    gv->line = e->line;
+    int rows = 0, cols = 0;
+    for (const char *p = e->value; *p;) {
+        size_t len = strcspn(p, ";");
+        int n = 0;
+        for (const char *q = p; q < p + len;) {
+            while (q < p + len && is_blank(*q)) q++;
+            if (q == p + len) break;
+            const char *w = q;
+            while (q < p + len && !is_blank(*q)) q++;
+            float v;
+            if (!parse_given_value(w, (size_t)(q - w), &v)) {
+                les_problem(pr, "%s:%d: given \"%.*s\" is not a number; expected numbers or -inf, rows separated by ;", path, e->line,
+                            (int)(q - w > 40 ? 40 : q - w), w);
+                return;
+            }
+            if (rows >= LES_GIVEN_MAX || n >= LES_GIVEN_MAX) {
+                les_problem(pr, "%s:%d: given is larger than %d × %d", path, e->line, LES_GIVEN_MAX, LES_GIVEN_MAX);
+                return;
+            }
+            gv->values[rows * LES_GIVEN_MAX + n++] = v;
+        }
+        if (n == 0) {
+            les_problem(pr, "%s:%d: given row %d is empty", path, e->line, rows + 1);
+            return;
+        }
+        if (rows > 0 && n != cols) {
+            les_problem(pr, "%s:%d: given row %d has %d numbers, row 1 has %d", path, e->line, rows + 1, n, cols);
+            return;
+        }
+        cols = n;
+        rows++;
+        p += len + (p[len] == ';');
+    }
+    if (!rows) return;  // "has no value" is said already
+    // packed to rows × cols
+    for (int r = 1; r < rows; r++) memmove(gv->values + r * cols, gv->values + r * LES_GIVEN_MAX, (size_t)cols * sizeof *gv->values);
+    gv->rows = rows;
+    gv->cols = cols;
+}
+
+// given-rows, given-cols: one label a row or column, separated by blanks.
+static int parse_given_labels(LessonImpl *li, const char **labels, const Entry *e, const char *path, LesProblems *pr) {
+    int n = 0;
+    for (const char *p = e->value; *p;) {
+        while (is_blank(*p)) p++;
+        if (!*p) break;
+        const char *w = p;
+        while (*p && !is_blank(*p)) p++;
+        if (n == LES_GIVEN_MAX) {
+            les_problem(pr, "%s:%d: %s has more than %d labels", path, e->line, e->key, LES_GIVEN_MAX);
+            return n;
+        }
+        if (p - w > LES_GIVEN_LABEL) {
+            les_problem(pr, "%s:%d: %s label \"%.*s\" is longer than %d bytes", path, e->line, e->key, (int)(p - w > 40 ? 40 : p - w), w,
+                        LES_GIVEN_LABEL);
+            continue;
+        }
+        labels[n++] = keep(li, strndup(w, (size_t)(p - w)));
+    }
+    return n;
+}
+
 // A stage id's layer ("enc.L3.…") within the bounds of layers, or a problem.
 // Only an id whose name without the layer is a layered stage of the table;
 // any other id is left to binding, which says the trace has no such stage.
@@ -466,6 +557,18 @@ static void set_step_key(LessonImpl *li, int step, const Entry *e, const char *p
     } else if (!strcmp(k, "highlight")) {
         s->highlight_line = e->line;
         parse_highlight(s, e, path, pr);
+    } else if (!strcmp(k, "given")) {
+        parse_given(&s->given, e, path, pr);
+    } else if (!strcmp(k, "given-rows")) {
+        s->given.n_row_labels = parse_given_labels(li, s->given.row_labels, e, path, pr);
+    } else if (!strcmp(k, "given-cols")) {
+        s->given.n_col_labels = parse_given_labels(li, s->given.col_labels, e, path, pr);
+    } else if (!strcmp(k, "given-title") || !strcmp(k, "given-title.zh")) {
+        if (strlen(v) > LES_GIVEN_TITLE) les_problem(pr, "%s:%d: %s is longer than %d bytes", path, e->line, k, LES_GIVEN_TITLE);
+        else s->given.title[strstr(k, ".zh") ? LES_ZH : LES_EN] = v;
+    } else if (!strcmp(k, "code")) {
+        if (strlen(v) > LES_CODE) les_problem(pr, "%s:%d: code is longer than %d bytes; a step shows one short line", path, e->line, LES_CODE);
+        else s->code = v;
     } else if (!strcmp(k, "answer")) {
         if (parse_int(v, 1, LES_MAX_CHOICES, &n)) s->answer = (int)n;
         else les_problem(pr, "%s:%d: answer is \"%s\"; expected the number of the right choice, from 1", path, e->line, v);
@@ -530,6 +633,16 @@ static void check_step(LesStep *s, int line, const char *path, LesProblems *pr) 
     if (s->answer && !s->n_choices) les_problem(pr, "%s:%d: answer without choices", path, line);
     if (s->answer > s->n_choices && s->n_choices) les_problem(pr, "%s:%d: answer is %d but there are %d choices", path, line, s->answer, s->n_choices);
     if (s->answer > s->n_choices) s->answer = 0;
+    LesGiven *gv = &s->given;
+    bool titled = gv->title[LES_EN] || gv->title[LES_ZH];
+    if (!gv->line && (titled || gv->n_row_labels || gv->n_col_labels))  // (a given that failed to parse is said already)
+        les_problem(pr, "%s:%d: given-title, given-rows or given-cols without a given matrix (given)", path, line);
+    if (gv->rows && !gv->title[LES_EN]) les_problem(pr, "%s:%d: the given matrix has no English title (given-title)", path, gv->line);
+    if (gv->rows && !gv->title[LES_ZH]) les_problem(pr, "%s:%d: the given matrix has no 繁體中文 title (given-title.zh)", path, gv->line);
+    if (gv->rows && gv->n_row_labels && gv->n_row_labels != gv->rows)
+        les_problem(pr, "%s:%d: given-rows has %d labels but the given matrix %d rows", path, gv->line, gv->n_row_labels, gv->rows);
+    if (gv->rows && gv->n_col_labels && gv->n_col_labels != gv->cols)
+        les_problem(pr, "%s:%d: given-cols has %d labels but the given matrix %d columns", path, gv->line, gv->n_col_labels, gv->cols);
 }
 
 Lesson *les_parse(const char *text, size_t len, const char *path, LesProblems *pr) {

@@ -45,6 +45,19 @@ typedef struct {
     int row, col;           // from 1; 0 = the whole row or column ("*")
 } LesCell;
 
+// A small matrix a step draws beside the model's own (given:), e.g. the
+// course's 4 × 4 example; rows and columns at most LES_GIVEN_MAX.
+enum { LES_GIVEN_MAX = 8, LES_GIVEN_LABEL = 23, LES_GIVEN_TITLE = 127, LES_CODE = 127 };
+typedef struct {
+    int rows, cols;                             // 0: none
+    float values[LES_GIVEN_MAX * LES_GIVEN_MAX];  // row-major; −∞ allowed, nothing else infinite
+    const char *row_labels[LES_GIVEN_MAX];      // NULL: numbered
+    const char *col_labels[LES_GIVEN_MAX];
+    int n_row_labels, n_col_labels;
+    const char *title[LES_LANGS];
+    int line;                                   // of given:
+} LesGiven;
+
 typedef struct {
     int line;                       // where its [step] is
     const char *stage;              // stage id, e.g. "dec.L1.cross_attn.weights"
@@ -60,6 +73,8 @@ typedef struct {
     int n_choices;
     int answer;                     // from 1; 0 = open question
     const char *reveal[LES_LANGS];
+    LesGiven given;
+    const char *code;               // one line of the course's code, shown under the formula; NULL: none
     // lines of some keys, for lint's messages
     int stage_line, head_line, step_line, highlight_line, view_line;
 } LesStep;
