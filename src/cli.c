@@ -151,6 +151,18 @@ static int parse_bytes(const CliSpec *o, const char *val, void *dest) {
     return 0;
 }
 
+// The heads and sub-layers to silence (ablation.h); whether the model has them is checked when it runs.
+static int parse_ablate(const CliSpec *o, const char *val, void *dest) {
+    char why[256];
+    Ablation a;
+    if (abl_parse(val, &a, why, sizeof why)) {
+        fprintf(stderr, "transformer-tracer: %s %s (see --help)\n", o->name, why);
+        return -1;
+    }
+    if (dest) *(Ablation *)dest = a;
+    return 0;
+}
+
 static int parse_layer_head(const CliSpec *o, const char *val, void *dest) {
     (void)o;
     int l, h;
@@ -171,7 +183,7 @@ static int parse_layer_head(const CliSpec *o, const char *val, void *dest) {
 
 // Every option of every command (--help lists them).
 static const CliSpec specs[] = {
-    FLAG("--skip-bad"), FLAG("--dark"), FLAG("--allow-special"), FLAG("--no-look-ahead-mask"),
+    FLAG("--skip-bad"), FLAG("--dark"), FLAG("--allow-special"), FLAG("--no-look-ahead-mask"), FLAG("--each-head"),
     TEXT("--src"), TEXT("--target"), TEXT("--out"), TEXT("--model"), TEXT("--src-vocab"), TEXT("--tgt-vocab"), TEXT("--name"),
     TEXT("--corpus"), TEXT("--stage"), TEXT("--script"), TEXT("--sentences"), TEXT("--lesson"), TEXT("--pair"), TEXT("--train"),
     TEXT("--valid"), TEXT("--resume"),
@@ -180,7 +192,8 @@ static const CliSpec specs[] = {
     WHOLE("--steps", 1, 100000000), WHOLE("--batch", 1, 4096), WHOLE("--warmup", 0, 100000000), WHOLE("--threads", 1, 64),
     WHOLE("--checkpoint-every", 0, 100000000), WHOLE("--eval-every", 0, 100000000), WHOLE("--limit", 0, INT_MAX),
     REAL("--lr"), REAL("--label-smoothing"), REAL("--clip"), REAL("--align-weight"), OWN("--supervise-head", parse_layer_head),
-    OWN("--decode", parse_decode), OWN("--format", parse_format), OWN("--stages", parse_stages), OWN("--memory-limit", parse_bytes), SETTING("--beam", SETTING_BEAM),
+    OWN("--decode", parse_decode), OWN("--ablate", parse_ablate), OWN("--format", parse_format), OWN("--stages", parse_stages),
+    OWN("--memory-limit", parse_bytes), SETTING("--beam", SETTING_BEAM),
     SETTING("--top-k", SETTING_TOP_K), WHOLE("--top", 1, 64),
     SETTING("--max-steps", SETTING_MAX_STEPS), WHOLE("--pad-to", 0, 4096), {"--seed", parse_whole, 0, LONG_MAX, 0, AS_U64},
     SETTING_REAL("--temperature", SETTING_TEMPERATURE), SETTING_REAL("--top-p", SETTING_TOP_P),
@@ -280,6 +293,8 @@ DecodeOptions cli_decode_options(const CliArgs *a) {
     cli_take(a, "--no-look-ahead-mask", &d.no_look_ahead_mask);
     cli_take(a, "--stages", &d.stages);
     cli_take(a, "--memory-limit", &d.memory_limit);
+    cli_take(a, "--ablate", &d.ablate);
+    cli_take(a, "--each-head", &d.each_head);
     return d;
 }
 

@@ -38,12 +38,12 @@ void cli_args_deinit(CliArgs *a);
 
 // Copies option name's value into dest, whose type is the option's (const
 // char *, int, float, bool for a flag, uint64_t for --seed, DecodeMode for
-// --decode, int[2] for --supervise-head, size_t for --memory-limit); the last given wins. Returns
+// --decode, int[2] for --supervise-head, size_t for --memory-limit, Ablation for --ablate); the last given wins. Returns
 // whether it was given; dest is left as it was if not.
 bool cli_take(const CliArgs *a, const char *name, void *dest);
 // The decoding options (--decode, --beam, --temperature, --top-k, --top-p,
-// --seed, --max-steps, --top, --pad-to, --no-look-ahead-mask) and what a trace
-// records (--stages, --memory-limit) over the defaults.
+// --seed, --max-steps, --top, --pad-to, --no-look-ahead-mask, --ablate, --each-head)
+// and what a trace records (--stages, --memory-limit) over the defaults.
 DecodeOptions cli_decode_options(const CliArgs *a);
 // The architecture options of init and train over their defaults.
 Config cli_config(const CliArgs *a);

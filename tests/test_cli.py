@@ -390,6 +390,24 @@ class TestTrace(CliCase):
             self.assertEqual({k: v for k, v in a.items() if k != "index"}, {k: v for k, v in b.items() if k != "index"})
         self.assertEqual(t["output"], whole["output"])
 
+    def test_ablate(self):
+        """Silenced parts: listed in the decode settings, the output changed, bad lists one line each."""
+        t = load_trace(self, "--ablate", "L2H1,dec.L2.cross_attn", "--max-steps", "5")
+        self.assertEqual(t["decode"]["ablate"], ["dec.L2.cross_attn.H1", "dec.L2.cross_attn"])
+        self.assertNotIn("ablate", self.trace["decode"])
+        for s in steps_of(t, "dec.L2.cross_attn.out_proj"):
+            self.assertTrue(all(v == 0 for row in s["values"] for v in row))
+        self.assertNotEqual(self.translate("--ablate", "dec.L2.cross_attn"), self.translate())
+        self.assertEqual(self.translate("--ablate", "none"), self.translate())
+        t = load_trace(self, "--target", "我 愛 自然 語言 處理", "--each-head")
+        self.assertEqual(len(t["output"]["each_head"]), 6 * 4)
+        self.assertIn("dec.L2.cross_attn.H4", t["output"]["each_head"])
+        for args, names in ((("--ablate", "dec.L3.cross_attn"), ("dec.L3.cross_attn", "2 layers")),
+                            (("--ablate", "L1H9"), ("dec.L1.cross_attn.H9", "4 heads")),
+                            (("--ablate", "dec.L1.crossattn"), ("--ablate", "dec.L1.crossattn")),
+                            (("--each-head",), ("teacher forcing",))):
+            self.assert_error(run("trace", "--src", SENTENCE, *args), 2 if "--ablate" in names else 1, names=names)
+
     def test_pad_to(self):
         # the source padded as in a training batch: the pads are masked, nothing real changes
         words = SENTENCE.split()

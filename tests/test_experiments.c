@@ -111,6 +111,20 @@ static void compare_teacher_forced(const Fixture *f, const Trace *t, const Json 
     if (fabs(trace_mean_loss(t) - mean) > 1e-5 * mean) fail_msg("mean loss expected: %.7g, got: %.7g", mean, (double)trace_mean_loss(t));
 }
 
+// The trace's JSON, parsed.
+static Json *json_of(const Trace *t) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+    assert_int_equal(trace_write_json(t, fp, NULL), 0);
+    fclose(fp);
+    Error err;
+    Json *j = json_parse(buf, len, true, &err);
+    free(buf);
+    if (!j) fail_msg("trace JSON: %s", err.msg);
+    return j;
+}
+
 static DecodeOptions teacher(const Fixture *f) {
     return (DecodeOptions){.mode = DECODE_TEACHER, .target = f->tgt.ids, .target_len = f->tgt.n};
 }
@@ -178,21 +192,194 @@ static void test_no_mask_in_json(void **state) {
     for (int off = 0; off < 2; off++) {
         DecodeOptions o = {.mode = DECODE_GREEDY, .max_steps = 2, .no_look_ahead_mask = off};
         Trace *t = run(f->m, &f->src, o);
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *fp = open_memstream(&buf, &len);
-        assert_int_equal(trace_write_json(t, fp, NULL), 0);
-        fclose(fp);
-        Error err;
-        Json *j = json_parse(buf, len, true, &err);
-        if (!j) fail_msg("trace JSON: %s", err.msg);
+        Json *j = json_of(t);
         const Json *mask = json_get(get(j, "decode"), "look_ahead_mask");
         if (off) assert_true(mask && mask->type == JSON_BOOL && !mask->boolean);
         else assert_null(mask);
         json_free(j);
-        free(buf);
         trace_free(t);
     }
+}
+
+// ---- 2. silencing heads and sub-layers ---------------------------------------
+
+static Ablation parse_ablation(const char *text) {
+    Ablation a;
+    char why[256];
+    if (abl_parse(text, &a, why, sizeof why)) fail_msg("abl_parse(\"%s\"): %s", text, why);
+    return a;
+}
+
+// nn.Transformer with the head's columns of out_proj.weight zeroed (or the sub-layer's output projection).
+static void test_ablate_matches_pytorch(void **state) {
+    Fixture *f = *state;
+    const Json *cases = get(f->ref, "ablate");
+    assert_true(cases->count >= 3);
+    for (size_t i = 0; i < cases->count; i++) {
+        DecodeOptions o = teacher(f);
+        o.ablate = parse_ablation(cases->keys[i]);
+        Trace *t = run(f->m, &f->src, o);
+        compare_teacher_forced(f, t, &cases->items[i]);
+        trace_free(t);
+    }
+}
+
+// Every head silenced alone: the table's losses against PyTorch's, by name.
+static void test_each_head_matches_pytorch(void **state) {
+    Fixture *f = *state;
+    const Config *c = &f->m->cfg;
+    DecodeOptions o = teacher(f);
+    o.each_head = true;
+    Trace *t = run(f->m, &f->src, o);
+    const float *table = trace_each_head_losses(t);
+    assert_non_null(table);
+    const Json *want = get(f->ref, "each_head");
+    int rows = c->n_enc + 2 * c->n_dec;
+    assert_int_equal((int)want->count, rows * c->nhead);
+    for (int r = 0; r < rows; r++)
+        for (int h = 0; h < c->nhead; h++) {
+            AblPart part;
+            int layer;
+            char name[64];
+            trace_each_head_part(c, r, &part, &layer);
+            abl_item_name((AblItem){(uint8_t)part, (uint8_t)layer, (uint16_t)(h + 1)}, name, sizeof name);
+            double w = get(want, name)->number, got = table[r * c->nhead + h];
+            if (fabs(got - w) > 1e-5 * w) fail_msg("%s: mean loss expected: %.7g, got: %.7g", name, w, got);
+        }
+    trace_free(t);
+    // without a target there is no loss to compare
+    o = (DecodeOptions){.mode = DECODE_GREEDY, .each_head = true};
+    Error err;
+    assert_null(trace_run(f->m, f->src.ids, f->src.n, &o, &err));
+    assert_non_null(strstr(err.msg, "teacher forcing"));
+}
+
+static void expect_same_trace(const Trace *a, const Trace *b, const char *what) {
+    assert_int_equal(trace_count(a), trace_count(b));
+    for (int i = 0; i < trace_count(a); i++) {
+        const Step *x = trace_step(a, i), *y = trace_step(b, i);
+        if (x->stage != y->stage || x->rows != y->rows || x->cols != y->cols) fail_msg("%s: step %d differs in kind or shape", what, i);
+        for (int r = 0; r < x->rows; r++)
+            if (memcmp(trace_row(x, r), trace_row(y, r), (size_t)x->cols * sizeof(float)))
+                fail_msg("%s: step %d (%s) row %d differs", what, i, x->name, r);
+    }
+}
+
+// Ablating nothing is the plain trace, bit for bit, in every strategy.
+static void test_ablate_nothing_is_the_plain_trace(void **state) {
+    Fixture *f = *state;
+    DecodeOptions modes[] = {{.mode = DECODE_GREEDY, .max_steps = 5, .ignore_eos = true}, {.mode = DECODE_BEAM, .max_steps = 4},
+                             {.mode = DECODE_SAMPLE, .max_steps = 5, .seed = 3}, teacher(f)};
+    for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
+        DecodeOptions o = modes[i];
+        Trace *plain = run(f->m, &f->src, o);
+        o.ablate = parse_ablation("none");
+        Trace *none = run(f->m, &f->src, o);
+        // a part silenced and then let go again
+        assert_int_equal(abl_toggle(&o.ablate, (AblItem){ABL_DEC_CROSS, 2, 1}), 0);
+        assert_int_equal(abl_toggle(&o.ablate, (AblItem){ABL_DEC_CROSS, 2, 1}), 0);
+        Trace *again = run(f->m, &f->src, o);
+        expect_same_trace(plain, none, "none");
+        expect_same_trace(plain, again, "silenced and let go");
+        trace_free(plain);
+        trace_free(none);
+        trace_free(again);
+    }
+}
+
+static const Step *step_of(const Trace *t, const char *id, int head) {
+    int i = trace_find(t, id, head, strncmp(id, "enc.", 4) ? 1 : 0);  // the encoder has no decoding step
+    if (i < 0) fail_msg("no step %s head %d", id, head);
+    return trace_step(t, i);
+}
+
+// A silenced head's columns of the concatenation are exactly 0 while its
+// output is still computed; a silenced sub-layer gives 0 and the residual is
+// its input, exactly.
+static void test_ablate_properties(void **state) {
+    Fixture *f = *state;
+    int dk = f->m->cfg.d_model / f->m->cfg.nhead;
+    Trace *plain = run(f->m, &f->src, teacher(f));
+    DecodeOptions o = teacher(f);
+    o.ablate = parse_ablation("L2H3, enc.L1.ffn");
+    Trace *t = run(f->m, &f->src, o);
+    o.ablate = parse_ablation("enc.L1.ffn");  // the same up to the silenced head
+    Trace *ffn_only = run(f->m, &f->src, o);
+    const Step *concat = step_of(t, "dec.L2.cross_attn.concat", 0);
+    const Step *head = step_of(t, "dec.L2.cross_attn.head_out", 3), *head0 = step_of(ffn_only, "dec.L2.cross_attn.head_out", 3);
+    for (int r = 0; r < concat->rows; r++) {
+        for (int k = 0; k < concat->cols; k++) {
+            bool in = k >= 2 * dk && k < 3 * dk;
+            if (in && trace_row(concat, r)[k] != 0.0f) fail_msg("concat [%d][%d] expected: 0, got: %g", r, k, (double)trace_row(concat, r)[k]);
+            if (!in && k % dk == 0 && trace_row(concat, r)[k] == 0.0f) fail_msg("concat [%d][%d]: another head's value is 0", r, k);
+        }
+        assert_memory_equal(trace_row(head, r), trace_row(head0, r), (size_t)dk * sizeof(float));
+    }
+    const Step *ffn = step_of(t, "enc.L1.ffn.out", 0), *res = step_of(t, "enc.L1.residual2", 0), *in = step_of(t, "enc.L1.norm1", 0);
+    for (int r = 0; r < ffn->rows; r++) {
+        for (int k = 0; k < ffn->cols; k++) assert_true(trace_row(ffn, r)[k] == 0.0f);
+        assert_memory_equal(trace_row(res, r), trace_row(in, r), (size_t)res->cols * sizeof(float));
+    }
+    // the encoder's first sub-layer is untouched; the loss is another
+    assert_memory_equal(step_of(t, "enc.L1.norm1", 0)->data, step_of(plain, "enc.L1.norm1", 0)->data, (size_t)in->cols * sizeof(float));
+    assert_true(trace_mean_loss(t) != trace_mean_loss(plain));
+    trace_free(ffn_only);
+    trace_free(t);
+    trace_free(plain);
+}
+
+// Lists the parser takes and refuses, and parts the model does not have: one line each, nothing run.
+static void test_ablate_bad_input(void **state) {
+    Fixture *f = *state;
+    Ablation a = parse_ablation(" L2H1 , dec.L1.self_attn.H3,enc.L2.ffn,dec.L2.cross_attn,L2H1");
+    char buf[256], why[256];
+    assert_string_equal(abl_format(&a, buf, sizeof buf), "dec.L2.cross_attn.H1,dec.L1.self_attn.H3,enc.L2.ffn,dec.L2.cross_attn");
+    Ablation b = parse_ablation(buf);
+    assert_memory_equal(&a, &b, sizeof a);
+    assert_true(abl_head(&a, ABL_DEC_CROSS, 2, 4));  // the whole sub-layer
+    assert_false(abl_head(&a, ABL_DEC_CROSS, 1, 1));
+    static const struct {
+        const char *text, *part;
+    } bad[] = {
+        {"L0H1", "\"L0H1\" is not a head or sub-layer"}, {"L2H", "\"L2H\""},        {"enc.L1.cross_attn", "\"enc.L1.cross_attn\""},
+        {"dec.L2.ffn.H1", "\"dec.L2.ffn.H1\""},         {"L1H1,,L1H2", "empty"},     {"L1H1,", "ends with a comma"},
+        {"dec.L65.ffn", "\"dec.L65.ffn\""},             {"L1H257", "\"L1H257\""}, {"L1H1\x01", "U+0001"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        Ablation keep = a;
+        why[0] = '\0';
+        if (!abl_parse(bad[i].text, &keep, why, sizeof why)) fail_msg("\"%s\": expected a refusal", bad[i].text);
+        if (!strstr(why, bad[i].part)) fail_msg("\"%s\": expected: a message containing %s, got: %s", bad[i].text, bad[i].part, why);
+        assert_null(strchr(why, '\n'));
+        assert_memory_equal(&keep, &a, sizeof a);  // nothing changed
+    }
+    static const struct {
+        const char *text, *msg;
+    } lacks[] = {
+        {"L3H1", "cannot silence dec.L3.cross_attn.H1: the model's decoder has 2 layers"},
+        {"enc.L3.self_attn", "cannot silence enc.L3.self_attn: the model's encoder has 2 layers"},
+        {"dec.L1.self_attn.H5", "cannot silence dec.L1.self_attn.H5: the model has 4 heads per attention layer"},
+    };
+    for (size_t i = 0; i < sizeof lacks / sizeof *lacks; i++) {
+        DecodeOptions o = {.mode = DECODE_GREEDY, .ablate = parse_ablation(lacks[i].text)};
+        Error err;
+        assert_null(trace_run(f->m, f->src.ids, f->src.n, &o, &err));
+        assert_string_equal(err.msg, lacks[i].msg);
+    }
+}
+
+// The JSON's decode settings list the silenced parts.
+static void test_ablate_in_json(void **state) {
+    Fixture *f = *state;
+    DecodeOptions o = {.mode = DECODE_GREEDY, .max_steps = 2, .ablate = parse_ablation("L2H1,enc.L1.ffn")};
+    Trace *t = run(f->m, &f->src, o);
+    Json *j = json_of(t);
+    const Json *list = get(get(j, "decode"), "ablate");
+    assert_int_equal((int)list->count, 2);
+    assert_string_equal(json_at(list, 0)->string, "dec.L2.cross_attn.H1");
+    assert_string_equal(json_at(list, 1)->string, "enc.L1.ffn");
+    json_free(j);
+    trace_free(t);
 }
 
 int main(void) {
@@ -200,6 +387,12 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_no_mask_matches_pytorch, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_mask_leaks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_no_mask_in_json, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ablate_matches_pytorch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_each_head_matches_pytorch, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ablate_nothing_is_the_plain_trace, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ablate_properties, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ablate_bad_input, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ablate_in_json, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -513,6 +513,31 @@ static void test_look_ahead_mask_key(void **state) {
     les_problems_deinit(&pr);
 }
 
+// The experiment that silences heads: the lesson's list, a step's "none", a step's own; lists the parser refuses.
+static void test_ablate_key(void **state) {
+    (void)state;
+    expect_problem(HEAD "ablate: L2H1,\n", "x.lesson:5: ablate ends with a comma");
+    expect_problem(HEAD "ablate: enc.L1.cross_attn\n", "x.lesson:5: ablate \"enc.L1.cross_attn\" is not a head or sub-layer");
+    static const char text[] = HEAD "ablate: L2H1, dec.L1.ffn\n"
+                                    "[step]\nstage: dec.L2.cross_attn.concat\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: dec.L2.cross_attn.concat\nablate: none\nsay: a\nsay.zh: b\n"
+                                    "[step]\nstage: dec.L2.cross_attn.concat\nablate: enc.L2.self_attn.H4\nsay: a\nsay.zh: b\n";
+    LesProblems pr = {0};
+    Lesson *l = parse(text, sizeof text - 1, &pr);
+    print_problems(&pr);
+    assert_int_equal(pr.n, 0);
+    LesRun r0 = les_run_for_step(l, 0, NULL), r1 = les_run_for_step(l, 1, NULL), r2 = les_run_for_step(l, 2, NULL);
+    char buf[256];
+    DecodeOptions o0 = les_decode_options(&r0), o1 = les_decode_options(&r1), o2 = les_decode_options(&r2);
+    assert_string_equal(abl_format(&o0.ablate, buf, sizeof buf), "dec.L2.cross_attn.H1,dec.L1.ffn");
+    assert_int_equal(o1.ablate.n, 0);
+    assert_string_equal(abl_format(&o2.ablate, buf, sizeof buf), "enc.L2.self_attn.H4");
+    assert_false(les_run_equal(&r0, &r1));
+    assert_false(les_run_equal(&r0, &r2));
+    les_free(l);
+    les_problems_deinit(&pr);
+}
+
 // Control characters: the one rule of voc_forbidden_at, naming the character and where.
 static void test_control_characters(void **state) {
     (void)state;
@@ -569,6 +594,7 @@ int main(void) {
         cmocka_unit_test(test_allow_special),
         cmocka_unit_test(test_look_ahead_mask_key),
         cmocka_unit_test(test_given_and_code),
+        cmocka_unit_test(test_ablate_key),
         cmocka_unit_test(test_control_characters),
         cmocka_unit_test(test_many_paragraphs),
     };

@@ -382,6 +382,10 @@ int decode_check_options(const Model *m, int n, DecodeOptions *o, Error *err) {
             return err_set(err, "the target has %d tokens; with <eos> this model takes at most %d", o->target_len, cfg->max_len - 1);
         o->max_steps = o->target_len + 1;
     }
+    char why[160];
+    if (o->ablate.n < 0 || o->ablate.n > ABL_MAX) return err_set(err, "ablation of %d parts, at most %d", o->ablate.n, ABL_MAX);
+    if (abl_check(&o->ablate, cfg->n_enc, cfg->n_dec, cfg->nhead, why, sizeof why)) return err_set(err, "%s", why);
+    if (o->each_head && o->mode != DECODE_TEACHER) return err_set(err, "the table of silenced heads needs teacher forcing (a target)");
     if (o->pad_to < 0) return err_set(err, "pad-to is %d, expected 0 (off) or more", o->pad_to);
     if (o->pad_to > 0 && o->pad_to < n)
         return err_set(err, "pad-to is %d, shorter than the source's %d tokens", o->pad_to, n);

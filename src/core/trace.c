@@ -268,17 +268,18 @@ const char **trace_token_labels(Ctx *c, const Vocab *v, const int *ids, int n) {
 
 typedef struct {
     const char *q, *k, *v, *scores, *masked, *weights, *head_out, *concat, *out_proj;
+    AblPart part;  // which sub-layer, for the experiment that silences it
 } AttnNames;
 
 static const AttnNames enc_self = {"enc.self_attn.q", "enc.self_attn.k", "enc.self_attn.v", "enc.self_attn.scores",
                                    "enc.self_attn.masked_scores", "enc.self_attn.weights", "enc.self_attn.head_out",
-                                   "enc.self_attn.concat", "enc.self_attn.out_proj"};
+                                   "enc.self_attn.concat", "enc.self_attn.out_proj", ABL_ENC_SELF};
 static const AttnNames dec_self = {"dec.self_attn.q", "dec.self_attn.k", "dec.self_attn.v", "dec.self_attn.scores",
                                    "dec.self_attn.masked_scores", "dec.self_attn.weights", "dec.self_attn.head_out",
-                                   "dec.self_attn.concat", "dec.self_attn.out_proj"};
+                                   "dec.self_attn.concat", "dec.self_attn.out_proj", ABL_DEC_SELF};
 static const AttnNames dec_cross = {"dec.cross_attn.q", "dec.cross_attn.k", "dec.cross_attn.v", "dec.cross_attn.scores",
                                     "dec.cross_attn.masked_scores", "dec.cross_attn.weights", "dec.cross_attn.head_out",
-                                    "dec.cross_attn.concat", "dec.cross_attn.out_proj"};
+                                    "dec.cross_attn.concat", "dec.cross_attn.out_proj", ABL_DEC_CROSS};
 
 // Multi-head attention of q over kv (rows: queries, columns: keys). causal:
 // the look-ahead mask M (−∞ above the diagonal) is added to the scores;
@@ -388,12 +389,22 @@ static float *attention(Ctx *c, const AttnWeights *a, const AttnNames *nm, Seq q
         for (int i = r0; i < q.len; i++) op_matmul_nn(heads[h] + (size_t)i * dk, weights + i * ws, vh, 1, nk, dk);
     }
     c->head = 0;
+    // the experiment: a silenced head's slice of the concatenation is 0; a silenced sub-layer's output is 0
+    const Ablation *abl = &c->tr->opt.ablate;
+    bool silent = abl_sublayer(abl, nm->part, c->layer), some = false;
+    for (int h = 0; h < H; h++) some = some || abl_head(abl, nm->part, c->layer, h + 1);
     concat = trace_emit(c, (Step){.name = nm->concat, .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
-                            .formula = "Concat(head_1, …, head_h)", .row_labels = q.labels});
-    for (int h = 0; h < H; h++) op_put_cols(concat + (size_t)r0 * E, heads[h] + (size_t)r0 * dk, new_q, E, h * dk, dk);
+                            .formula = some && !silent ? "Concat(head_1, …, head_h), a silenced head's columns 0" : "Concat(head_1, …, head_h)",
+                            .row_labels = q.labels});
+    for (int h = 0; h < H; h++) {
+        if (!silent && abl_head(abl, nm->part, c->layer, h + 1))
+            for (int i = r0; i < q.len; i++) memset(concat + (size_t)i * E + (size_t)h * dk, 0, (size_t)dk * sizeof *concat);
+        else op_put_cols(concat + (size_t)r0 * E, heads[h] + (size_t)r0 * dk, new_q, E, h * dk, dk);
+    }
     float *out = trace_emit(c, (Step){.name = nm->out_proj, .rows = q.len, .cols = E, .sym_rows = q.sym, .sym_cols = "d_model",
-                                .formula = "Concat(heads)·W_O + b_O", .row_labels = q.labels});
-    op_linear(out + (size_t)r0 * E, concat + (size_t)r0 * E, a->out_proj_w, a->out_proj_b, new_q, E, E);
+                                .formula = silent ? "0: the sub-layer is silenced" : "Concat(heads)·W_O + b_O", .row_labels = q.labels});
+    if (silent) memset(out + (size_t)r0 * E, 0, (size_t)new_q * E * sizeof *out);
+    else op_linear(out + (size_t)r0 * E, concat + (size_t)r0 * E, a->out_proj_w, a->out_proj_b, new_q, E, E);
     return out;
 }
 
@@ -412,8 +423,8 @@ static float *add_norm(Ctx *c, const char *res_name, const char *norm_name, cons
     return norm;
 }
 
-static float *ffn(Ctx *c, const char *hidden_name, const char *out_name, Seq x, const float *w1, const float *b1, const float *w2,
-                  const float *b2) {
+static float *ffn(Ctx *c, const char *hidden_name, const char *out_name, AblPart part, Seq x, const float *w1, const float *b1,
+                  const float *w2, const float *b2) {
     const Config *cfg = &c->m->cfg;
     int E = cfg->d_model, F = cfg->d_ff, r0 = c->first_row, rows = x.len - r0;
     float *hidden = trace_emit(c, (Step){.name = hidden_name, .rows = x.len, .cols = F, .sym_rows = x.sym,
@@ -421,9 +432,11 @@ static float *ffn(Ctx *c, const char *hidden_name, const char *out_name, Seq x, 
     float *h = hidden + (size_t)r0 * F;
     op_linear(h, x.x + (size_t)r0 * E, w1, b1, rows, E, F);
     op_relu(h, h, rows * F);
-    float *out = trace_emit(c, (Step){.name = out_name, .rows = x.len, .cols = E, .sym_rows = x.sym,
-                                .sym_cols = "d_model", .formula = "ReLU(x·W₁ + b₁)·W₂ + b₂", .row_labels = x.labels});
-    op_linear(out + (size_t)r0 * E, h, w2, b2, rows, F, E);
+    bool silent = abl_sublayer(&c->tr->opt.ablate, part, c->layer);  // the experiment: the residual passes alone
+    float *out = trace_emit(c, (Step){.name = out_name, .rows = x.len, .cols = E, .sym_rows = x.sym, .sym_cols = "d_model",
+                                .formula = silent ? "0: the sub-layer is silenced" : "ReLU(x·W₁ + b₁)·W₂ + b₂", .row_labels = x.labels});
+    if (silent) memset(out + (size_t)r0 * E, 0, (size_t)rows * E * sizeof *out);
+    else op_linear(out + (size_t)r0 * E, h, w2, b2, rows, F, E);
     return out;
 }
 
@@ -486,7 +499,7 @@ static float *encode(Ctx *c, const int *ids, int n, int n_real, const char *cons
         // the pads are queries too, as in PyTorch; only as keys are they hidden
         float *att = attention(c, &L->self_attn, &enc_self, x, x, false, c->key_padding_mask, NULL);
         x.x = add_norm(c, "enc.residual1", "enc.norm1", "x + MultiHeadAttention(x)", x, att, L->norm1_w, L->norm1_b);
-        float *f = ffn(c, "enc.ffn.hidden", "enc.ffn.out", x, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b);
+        float *f = ffn(c, "enc.ffn.hidden", "enc.ffn.out", ABL_ENC_FFN, x, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b);
         x.x = add_norm(c, "enc.residual2", "enc.norm2", "x + FFN(x)", x, f, L->norm2_w, L->norm2_b);
     }
     c->layer = 0;
@@ -545,7 +558,7 @@ float *trace_decoder_pass(Ctx *c, const int *ids, int t, const char *sym, Seq me
         const float *mem_kv = c->cross_kv + (size_t)l * 2 * mem.len * E;
         float *cross = attention(c, &L->cross_attn, &dec_cross, x, mem, false, c->key_padding_mask, mem_kv);
         x.x = add_norm(c, "dec.residual2", "dec.norm2", "x + CrossAttention(x, memory)", x, cross, L->norm2_w, L->norm2_b);
-        float *f = ffn(c, "dec.ffn.hidden", "dec.ffn.out", x, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b);
+        float *f = ffn(c, "dec.ffn.hidden", "dec.ffn.out", ABL_DEC_FFN, x, L->lin1_w, L->lin1_b, L->lin2_w, L->lin2_b);
         x.x = add_norm(c, "dec.residual3", "dec.norm3", "x + FFN(x)", x, f, L->norm3_w, L->norm3_b);
     }
     c->layer = 0;
@@ -729,6 +742,14 @@ Trace *trace_run(const Model *m, const int *src_ids, int n, const DecodeOptions 
         goto fail;
     }
     decode_record_output(&c);
+    if (o.each_head) {
+        size_t cells = (size_t)(m->cfg.n_enc + 2 * m->cfg.n_dec) * (size_t)m->cfg.nhead;
+        if (!(tr->each_head = malloc(cells * sizeof *tr->each_head))) {
+            err_set(err, "out of memory for the table of silenced heads");
+            goto fail;
+        }
+        if (trace_each_head(tr, tr->each_head, err)) goto fail;
+    }
     ctx_deinit(&c);
     return tr;
 fail:
@@ -740,6 +761,7 @@ fail:
 void trace_free(Trace *t) {
     if (!t) return;
     free(t->steps);  // the one block
+    free(t->each_head);
     free(t);
 }
 

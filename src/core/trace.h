@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ablation.h"
 #include "error.h"
 #include "model.h"
 #include "stage.h"
@@ -31,6 +32,8 @@ typedef struct {
     bool no_look_ahead_mask;  // an experiment: the decoder's self-attention sees every position, later ones too
     const char *stages; // record only the stages whose id matches this pattern (fnmatch), e.g. "dec.L*.cross_attn.weights"; NULL = all
     size_t memory_limit;  // bytes a trace may need, or trace_run refuses it saying how many; 0 = a quarter of the physical memory
+    Ablation ablate;    // an experiment: heads and sub-layers silenced (ablation.h); n 0 = none
+    bool each_head;     // teacher forcing: also the mean loss with each head silenced alone (trace_each_head)
 } DecodeOptions;
 
 // One recorded value. Layer, head and dstep count from 1; 0 means "not
@@ -93,6 +96,16 @@ const int *trace_output(const Trace *t, int *n);
 float trace_mean_loss(const Trace *t);
 // The decoding options the trace was made with, defaults filled in.
 const DecodeOptions *trace_options(const Trace *t);
+// The experiment that silences each attention head alone: the attention
+// sub-layers in the order of trace_each_head_part, each head's mean
+// teacher-forced loss with that head silenced (on top of t's own ablation),
+// rows × nhead values into out. rows is n_enc + 2 × n_dec. Runs the model
+// once per head; 0, or -1 with err (t not teacher-forced, memory).
+int trace_each_head(const Trace *t, float *out, Error *err);
+// Row r of that table: the sub-layer and its layer (from 1).
+void trace_each_head_part(const Config *c, int r, AblPart *part, int *layer);
+// The table when the options asked for it (each_head), else NULL.
+const float *trace_each_head_losses(const Trace *t);
 // Bytes the trace holds.
 size_t trace_bytes(const Trace *t);
 

@@ -53,6 +53,15 @@ void trace_json_about(const Trace *t, FILE *fp, const char *src_text) {
     if (o->pad_to > 0) fprintf(fp, ",\"pad_to\":%d", o->pad_to);
     if (o->mode != DECODE_TEACHER) fprintf(fp, ",\"special_tokens\":\"%s\"", o->allow_special ? "allowed" : "excluded");
     if (o->no_look_ahead_mask) fputs(",\"look_ahead_mask\":false", fp);
+    if (o->ablate.n > 0) {
+        fputs(",\"ablate\":[", fp);
+        for (int i = 0; i < o->ablate.n; i++) {
+            char name[64];
+            if (i) fputc(',', fp);
+            json_write_string(fp, abl_item_name(o->ablate.items[i], name, sizeof name));
+        }
+        fputc(']', fp);
+    }
     fputs("},\"source\":{\"text\":", fp);
     if (src_text) json_write_string(fp, src_text);
     else fputs("null", fp);
@@ -61,6 +70,21 @@ void trace_json_about(const Trace *t, FILE *fp, const char *src_text) {
     fputs("},\"output\":{", fp);
     write_ids(fp, "output", m->tgt, t->out_ids, t->out_n);
     if (o->mode == DECODE_TEACHER) fprintf(fp, ",\"mean_loss\":%.9g", (double)t->mean_loss);
+    if (t->each_head) {  // the experiment: each head silenced alone
+        const Config *cf = &m->cfg;
+        fputs(",\"each_head\":{", fp);
+        for (int r = 0, k = 0; r < cf->n_enc + 2 * cf->n_dec; r++)
+            for (int h = 0; h < cf->nhead; h++, k++) {
+                AblPart part;
+                int layer;
+                char name[64];
+                trace_each_head_part(cf, r, &part, &layer);
+                fputs(k ? "," : "", fp);
+                json_write_string(fp, abl_item_name((AblItem){(uint8_t)part, (uint8_t)layer, (uint16_t)(h + 1)}, name, sizeof name));
+                fprintf(fp, ":%.9g", (double)t->each_head[k]);
+            }
+        fputc('}', fp);
+    }
     fputc('}', fp);
 }
 

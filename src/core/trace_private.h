@@ -25,6 +25,7 @@ struct Trace {
     int *out_ids;           // out_n generated tokens (cap: max_steps)
     int out_n;
     float mean_loss;
+    float *each_head;       // opt.each_head: the losses of trace_each_head, its own allocation; else NULL
     size_t bytes;
 };
 

@@ -260,6 +260,7 @@ static const KeyInfo keys[] = {
     {"reveal", K_STEP, K_PARAGRAPHS}, {"reveal.zh", K_STEP, K_PARAGRAPHS}, {"look-ahead-mask", K_BOTH, K_ONCE},
     {"given", K_STEP, K_ONCE},       {"given-rows", K_STEP, K_ONCE},    {"given-cols", K_STEP, K_ONCE},
     {"given-title", K_STEP, K_ONCE}, {"given-title.zh", K_STEP, K_ONCE}, {"code", K_STEP, K_ONCE},
+    {"ablate", K_BOTH, K_ONCE},
 };
 
 static const KeyInfo *key_info(const char *name) {
@@ -327,6 +328,10 @@ static bool set_run_key(LesRun *r, const Entry *e, const char *path, LesProblems
         if (setting(SETTING_TEMPERATURE, e, path, pr, &x)) r->temperature = (float)x;
     } else if (!strcmp(k, "top-p")) {
         if (setting(SETTING_TOP_P, e, path, pr, &x)) r->top_p = (float)x;
+    } else if (!strcmp(k, "ablate")) {
+        char why[256];
+        if (abl_parse(v, &r->ablate, why, sizeof why)) les_problem(pr, "%s:%d: ablate %s", path, e->line, why);
+        else r->ablate_set = true;
     } else if (!strcmp(k, "look-ahead-mask")) {
         if (!strcmp(v, "on") || !strcmp(v, "off")) r->look_ahead_mask = !strcmp(v, "on");
         else les_problem(pr, "%s:%d: look-ahead-mask is \"%s\"; expected on or off", path, e->line, ERR_QUOTE(v, 40));
@@ -786,6 +791,10 @@ LesRun les_run_for_step(const Lesson *l, int i, const char *sentence_override) {
     if (s->top_p >= 0) r.top_p = s->top_p;
     if (s->allow_special >= 0) r.allow_special = s->allow_special;
     if (s->look_ahead_mask >= 0) r.look_ahead_mask = s->look_ahead_mask;
+    if (s->ablate_set) {
+        r.ablate = s->ablate;
+        r.ablate_set = true;
+    }
     if (s->seed_set) {
         r.seed = s->seed;
         r.seed_set = true;
@@ -799,7 +808,8 @@ static bool str_eq(const char *a, const char *b) { return a == b || (a && b && !
 bool les_run_equal(const LesRun *a, const LesRun *b) {
     return str_eq(a->model, b->model) && str_eq(a->sentence, b->sentence) && str_eq(a->target, b->target) && a->mode == b->mode && a->beam == b->beam &&
            a->top_k == b->top_k && a->max_steps == b->max_steps && a->temperature == b->temperature && a->top_p == b->top_p &&
-           a->allow_special == b->allow_special && a->look_ahead_mask == b->look_ahead_mask && a->seed_set == b->seed_set &&
+           a->allow_special == b->allow_special && a->look_ahead_mask == b->look_ahead_mask && a->ablate.n == b->ablate.n &&
+           !memcmp(a->ablate.items, b->ablate.items, (size_t)a->ablate.n * sizeof *a->ablate.items) && a->seed_set == b->seed_set &&
            (!a->seed_set || a->seed == b->seed);
 }
 
@@ -812,6 +822,7 @@ DecodeOptions les_decode_options(const LesRun *r) {
     if (r->top_p > 0) o.top_p = r->top_p;
     o.allow_special = r->allow_special == 1;
     o.no_look_ahead_mask = r->look_ahead_mask == 0;
+    o.ablate = r->ablate;
     return o;
 }
 

@@ -36,6 +36,8 @@ typedef struct {
     int beam, top_k, max_steps;  // -1: not set
     float temperature, top_p;    // < 0: not set
     int look_ahead_mask;    // 1 on, 0 off (the experiment), -1 not set
+    bool ablate_set;        // ablate given ("none" too): the experiment's silenced parts
+    Ablation ablate;
     bool seed_set;
     uint64_t seed;
     int allow_special;      // decoding may choose <pad>, <bos>, <unk>: 1 yes, 0 no, -1 not set
