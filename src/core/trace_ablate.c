@@ -20,6 +20,7 @@ int trace_each_head(const Trace *t, float *out, Error *err) {
     int rows = c->n_enc + 2 * c->n_dec;
     DecodeOptions o = t->opt;
     o.each_head = false;
+    o.stages = "dec.loss";  // only the loss is read: record nothing else
     for (int r = 0; r < rows; r++)
         for (int h = 0; h < c->nhead; h++) {
             AblPart part;
