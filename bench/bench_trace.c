@@ -14,6 +14,7 @@
 #include "tt_config.h"
 #include "vocab.h"
 #include "bench_clock.h"
+#include "bench_model.h"
 
 #define SENTENCE_TOKENS 12
 #define DECODE_STEPS 12
@@ -123,44 +124,10 @@ done:
     return rc;
 }
 
-// A vocabulary of n tokens: the four specials, then w0004, w0005, …
-static Vocab *generated_vocab(int n, Error *err) {
-    char (*words)[16] = malloc((size_t)n * sizeof *words);
-    const char **toks = malloc((size_t)n * sizeof *toks);
-    Vocab *v = NULL;
-    if (!words || !toks) {
-        err_set(err, "out of memory");
-        goto done;
-    }
-    static const char *const specials[] = {VOC_PAD, VOC_BOS, VOC_EOS, VOC_UNK};
-    for (int i = 0; i < n; i++) {
-        snprintf(words[i], sizeof words[i], "w%04d", i);
-        toks[i] = i < 4 ? specials[i] : words[i];
-    }
-    v = voc_new(toks, n, err);
-done:
-    free(words);
-    free(toks);
-    return v;
-}
-
 static int run_paper(Result *r, const Args *a) {
     r->name = "paper";
-    Config cfg = {.d_model = 512, .nhead = 8, .n_enc = 6, .n_dec = 6, .d_ff = 2048, .eps = 1e-5f, .max_len = 64};
-    Error err;
-    Vocab *src = generated_vocab(PAPER_VOCAB, &err);
-    Vocab *tgt = src ? generated_vocab(PAPER_VOCAB, &err) : NULL;
-    if (!src || !tgt) {
-        voc_free(src);
-        fprintf(stderr, "bench: paper vocabulary: %s\n", err.msg);
-        return 1;
-    }
-    Model *m = mdl_new(&cfg, src, tgt, &err);  // owns the vocabs, also on failure
-    if (!m) {
-        fprintf(stderr, "bench: paper model: %s\n", err.msg);
-        return 1;
-    }
-    mdl_init_random(m, 1);
+    Model *m = paper_model(PAPER_VOCAB, 64);
+    if (!m) return 1;
     int ids[SENTENCE_TOKENS];
     for (int i = 0; i < SENTENCE_TOKENS; i++) ids[i] = 4 + (i * 83) % (PAPER_VOCAB - 4);  // distinct ordinary words
     describe(r, m);

@@ -119,7 +119,8 @@ static int parse_decode(const CliSpec *o, const char *val, void *dest) {
 
 static int parse_format(const CliSpec *o, const char *val, void *dest) {
     (void)o;
-    if (strcmp(val, "json") && strcmp(val, "npz")) return cli_usage_error("--format takes json or npz, got \"%s\"", ERR_QUOTE(val, 40)), -1;
+    if (strcmp(val, "json") && strcmp(val, "json-shared") && strcmp(val, "npz"))
+        return cli_usage_error("--format takes json, json-shared or npz, got \"%s\"", ERR_QUOTE(val, 40)), -1;
     if (dest) *(const char **)dest = val;
     return 0;
 }

@@ -13,14 +13,23 @@ typedef struct {
     DecodeOptions dec;
 } TraceArgs;
 
-// Writes the JSON or the npz file to path; returns 0 or 1.
-static int write_file(const Trace *t, const char *src, const char *path, bool npz) {
+typedef enum { FORMAT_JSON, FORMAT_JSON_SHARED, FORMAT_NPZ } Format;
+
+// Writes the trace; 0, or -1 with err (a failed write is left in the stream's error).
+static int write_trace(const Trace *t, FILE *fp, const char *src, Format format, Error *err) {
+    if (format == FORMAT_NPZ) return trace_write_npz(t, fp, src, err);
+    int rc = format == FORMAT_JSON ? trace_write_json(t, fp, src) : trace_write_json_shared(t, fp, src);
+    if (rc && !ferror(fp)) err_set(err, "out of memory while writing the trace");
+    return rc;
+}
+
+// Writes the trace to path; returns 0 or 1.
+static int write_file(const Trace *t, const char *src, const char *path, Format format) {
     AtomicFile af;
     Error err;
     if (fio_atomic_open(&af, path, &err)) return cli_fail(err.msg);
     // a failed write leaves the stream's error set: the commit says why and removes the temporary file
-    if (!npz) (void)trace_write_json(t, af.fp, src);
-    else if (trace_write_npz(t, af.fp, src, &err)) {
+    if (write_trace(t, af.fp, src, format, &err) && !ferror(af.fp)) {
         fio_atomic_abort(&af);
         return cli_fail(err.msg);
     }
@@ -34,14 +43,15 @@ int cmd_trace(const CliArgs *cl) {
     cli_take(cl, "--model", &a.model);
     cli_take(cl, "--out", &a.out);
     cli_take(cl, "--format", &a.format);
-    bool npz = a.format && !strcmp(a.format, "npz");
+    Format format = !a.format || !strcmp(a.format, "json") ? FORMAT_JSON : !strcmp(a.format, "npz") ? FORMAT_NPZ : FORMAT_JSON_SHARED;
     if (!a.src) return cli_usage_error("%s needs --src TEXT", cl->cmd);
-    if (npz && !a.out) return cli_usage_error("%s --format npz needs --out FILE (the file is binary)", cl->cmd);
+    if (format == FORMAT_NPZ && !a.out) return cli_usage_error("%s --format npz needs --out FILE (the file is binary)", cl->cmd);
     CliRun r;
     int rc = cli_run(&r, a.model, a.src, a.target, &a.dec);
-    if (!rc && a.out) rc = write_file(r.trace, a.src, a.out, npz);
-    else if (!rc && (trace_write_json(r.trace, stdout, a.src) || fflush(stdout) || ferror(stdout)))
-        rc = cli_fail("writing the trace to standard output failed");
+    Error err = {0};
+    if (!rc && a.out) rc = write_file(r.trace, a.src, a.out, format);
+    else if (!rc && (write_trace(r.trace, stdout, a.src, format, &err) || fflush(stdout) || ferror(stdout)))
+        rc = cli_fail(err.msg[0] ? err.msg : "writing the trace to standard output failed");
     cli_run_deinit(&r);
     return rc;
 }

@@ -52,7 +52,7 @@ static const char *const usage_text[] = {
     "Options for trace:\n"
     "  --target TEXT             teacher forcing: the reference translation\n"
     "  --out FILE                write the JSON here (atomically) instead of stdout\n"
-    "  --format FORMAT           json (default) or npz: NumPy's arrays, one per stage (docs/TRACE.md); needs --out\n"
+    "  --format FORMAT           json (default); json-shared: each decoder row once; npz: NumPy's arrays, needs --out\n"
     "Options for init:\n"
     "  --src-vocab FILE --tgt-vocab FILE   one token per line\n"
     "  --d-model N --nhead N --layers N --d-ff N --max-len N --eps X --seed N --name TEXT\n"

@@ -377,6 +377,35 @@ class TestTrace(CliCase):
                     self.assertAlmostEqual(sum(row), 1.0, places=4)
         r = run("trace", "--src", SENTENCE, "--no-look-ahead-mask=yes")
         self.assert_error(r, 2, names=("--no-look-ahead-mask",))
+    def test_json_shared(self):
+        """Each decoder row once: a step a later one extends points at it, and its values are that step's first rows and columns."""
+        for args in ((), ("--decode", "sample", "--seed", "3"), ("--decode", "beam"), ("--pad-to", "7")):
+            with self.subTest(args=args):
+                whole = json.loads(run("trace", "--src", SENTENCE, "--max-steps", "6", *args).stdout)
+                r = run("trace", "--src", SENTENCE, "--max-steps", "6", "--format", "json-shared", *args)
+                self.assert_ok(r)
+                t = json.loads(r.stdout)
+                self.assertIs(t["shared_rows"], True)
+                self.assertEqual(len(t["steps"]), len(whole["steps"]))
+                pointed = 0
+                for s, w in zip(t["steps"], whole["steps"]):
+                    self.assertEqual({k: v for k, v in s.items() if k not in ("values", "values_in")},
+                                     {k: v for k, v in w.items() if k != "values"})
+                    values = s["values"]
+                    if values is None:
+                        last = t["steps"][s["values_in"]]
+                        self.assertGreater(s["values_in"], s["index"])
+                        self.assertEqual((last["stage"], last["head"]), (s["stage"], s["head"]))
+                        rows, cols = s["shape"]
+                        values = [row[:cols] for row in last["values"][:rows]]
+                        pointed += 1
+                    self.assertEqual(values, w["values"], f"{s['stage']} head {s['head']} step {s['step']}")
+                if "beam" in args:
+                    self.assertEqual(pointed, 0)  # whole passes share nothing
+                else:
+                    self.assertGreater(pointed, len(t["steps"]) // 2)
+                    self.assertLess(len(r.stdout), len(json.dumps(whole)) // 2)
+
     def test_stages(self):
         r = run("trace", "--src", SENTENCE, "--stages", "dec.L*.cross_attn.weights")
         self.assert_ok(r)

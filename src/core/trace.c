@@ -42,9 +42,10 @@ typedef struct {
 
 // count values (heads) of rows × cols; rows_m, cols_m: the axis is the decoder's length.
 static void plan_value(Plan *p, const char *name, size_t count, size_t rows, bool rows_m, size_t cols, bool cols_m) {
-    const StageInfo *stage = stage_find(name);
-    assert(stage && "a stage missing from the stage table (stage.c)");
-    if (!p->none && stage_wanted(p->stages, stage, p->layer)) {
+    // the stage table is searched only for a pattern: a plan runs before every trace, and the toy one is 0.1 ms of strcmp
+    const StageInfo *stage = p->stages ? stage_find(name) : NULL;
+    assert((!p->stages || stage) && "a stage missing from the stage table (stage.c)");
+    if (!p->none && (!p->stages || stage_wanted(p->stages, stage, p->layer))) {
         p->steps += count;
         if (p->kind == PASS_CHAIN_NEXT) return;
         if (p->kind == PASS_CHAIN_FIRST) {

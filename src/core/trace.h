@@ -112,6 +112,11 @@ size_t trace_bytes(const Trace *t);
 // Writes the whole trace as JSON (schema in docs/TRACE.md). -inf and NaN are
 // written as -Infinity and NaN, as Python's json module reads them.
 int trace_write_json(const Trace *t, FILE *fp, const char *src_text);
+// The same with each decoder row written once ("shared_rows": true): a step
+// whose rows a later step extends has "values": null and "values_in": the
+// index of the last such step, whose values' first rows and columns are its
+// own (docs/TRACE.md). -1 when memory runs out or the stream fails.
+int trace_write_json_shared(const Trace *t, FILE *fp, const char *src_text);
 // Writes the trace as NumPy's .npz (docs/TRACE.md): an uncompressed zip of
 // .npy arrays, one per stage, layer, head and step, except that steps sharing
 // their rows are one array (the last step's) with each step's shape beside

@@ -1,5 +1,6 @@
 // The trace as JSON (schema in docs/TRACE.md).
 #include <math.h>
+#include <stdlib.h>
 
 #include "json.h"
 #include "trace_private.h"
@@ -107,14 +108,21 @@ void trace_json_step_about(FILE *fp, const Step *s) {
     write_labels(fp, s->col_labels, s->cols);
 }
 
-int trace_write_json(const Trace *t, FILE *fp, const char *src_text) {
+// in_last: per step, the last step of the steps sharing its rows (itself when
+// none does): a step before it writes no values of its own. NULL: each its own.
+static int write_json(const Trace *t, FILE *fp, const char *src_text, const int *in_last) {
     fputs("{\"format\":\"transformer-tracer-trace/1\",", fp);
+    if (in_last) fputs("\"shared_rows\":true,", fp);
     trace_json_about(t, fp, src_text);
     fputs(",\"steps\":[\n", fp);
     for (int i = 0; i < t->n_steps; i++) {
         const Step *s = &t->steps[i];
         fprintf(fp, "%s{\"index\":%d,", i ? ",\n" : "", i);
         trace_json_step_about(fp, s);
+        if (in_last && in_last[i] != i) {
+            fprintf(fp, ",\"values\":null,\"values_in\":%d}", in_last[i]);
+            continue;
+        }
         fputs(",\"values\":[", fp);
         for (int r = 0; r < s->rows; r++) {
             fputs(r ? ",[" : "[", fp);
@@ -129,4 +137,23 @@ int trace_write_json(const Trace *t, FILE *fp, const char *src_text) {
     }
     fputs("\n]}\n", fp);
     return ferror(fp) ? -1 : 0;
+}
+
+int trace_write_json(const Trace *t, FILE *fp, const char *src_text) { return write_json(t, fp, src_text, NULL); }
+
+int trace_write_json_shared(const Trace *t, FILE *fp, const char *src_text) {
+    int n = t->n_steps, *in_last = malloc(((size_t)n + 1) * sizeof *in_last), *later = malloc(((size_t)n + 1) * sizeof *later);
+    if (!in_last || !later) {
+        free(in_last);
+        free(later);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) later[i] = -1;
+    for (int i = 0; i < n; i++)
+        if (t->shares[i] >= 0) later[t->shares[i]] = i;
+    for (int i = n - 1; i >= 0; i--) in_last[i] = later[i] >= 0 ? in_last[later[i]] : i;
+    int rc = write_json(t, fp, src_text, in_last);
+    free(in_last);
+    free(later);
+    return rc;
 }
