@@ -137,6 +137,8 @@ static void test_problems_name_file_and_line(void **state) {
     expect_problem(HEAD "top-p: 1.5\n", "x.lesson:5: top-p takes a number above 0 and at most 1, got \"1.5\"");
     expect_problem(HEAD "decode: nucleus\n", "x.lesson:5: decode is \"nucleus\"");
     expect_problem(HEAD "allow-special: maybe\n", "x.lesson:5: allow-special is \"maybe\"; expected yes or no");
+    expect_problem(HEAD "pad-to: six\n", "x.lesson:5: pad-to is \"six\"; expected a whole number from 0 (off) to 4096");
+    expect_problem(HEAD "pad-to: 4097\n", "x.lesson:5: pad-to is \"4097\"");
     expect_problem(HEAD "allow-special:\n", "x.lesson:5: \"allow-special\" has no value");
     expect_problem(HEAD "allow-special: yes\nallow-special: no\n", "x.lesson:6: \"allow-special\" given twice in the same lesson");
     expect_problem(HEAD "model: en-fr\n", "x.lesson:5: \"model\" given twice in the same lesson");
@@ -475,8 +477,19 @@ static void test_allow_special(void **state) {
     assert_true(les_decode_options(&r0).allow_special);
     assert_false(les_decode_options(&r1).allow_special);
     assert_true(les_decode_options(&r2).allow_special);
+    assert_int_equal(les_decode_options(&r0).pad_to, 0);
     assert_false(les_run_equal(&r0, &r1));
     assert_true(les_run_equal(&r0, &r2));
+    les_free(l);
+    les_problems_deinit(&pr);
+    static const char padded[] = HEAD "pad-to: 6\n[step]\nstage: src.padding_mask\nsay: a\nsay.zh: b\n"
+                                      "[step]\nstage: src.tokens\npad-to: 0\nsay: a\nsay.zh: b\n";
+    l = parse(padded, sizeof padded - 1, &pr);
+    assert_int_equal(pr.n, 0);
+    LesRun p0 = les_run_for_step(l, 0, NULL), p1 = les_run_for_step(l, 1, NULL);
+    assert_int_equal(les_decode_options(&p0).pad_to, 6);
+    assert_int_equal(les_decode_options(&p1).pad_to, 0);  // a step's own 0 turns padding off
+    assert_false(les_run_equal(&p0, &p1));
     les_free(l);
     les_problems_deinit(&pr);
     static const char plain[] = HEAD "[step]\nstage: src.tokens\nsay: a\nsay.zh: b\n";

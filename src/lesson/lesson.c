@@ -252,7 +252,7 @@ static const KeyInfo keys[] = {
     {"sentence", K_BOTH, K_ONCE},    {"target", K_BOTH, K_ONCE},        {"decode", K_BOTH, K_ONCE},
     {"beam", K_BOTH, K_ONCE},        {"temperature", K_BOTH, K_ONCE},   {"top-k", K_BOTH, K_ONCE},
     {"top-p", K_BOTH, K_ONCE},       {"seed", K_BOTH, K_ONCE},          {"max-steps", K_BOTH, K_ONCE},
-    {"allow-special", K_BOTH, K_ONCE},
+    {"allow-special", K_BOTH, K_ONCE}, {"pad-to", K_BOTH, K_ONCE},
     {"stage", K_STEP, K_ONCE},       {"head", K_STEP, K_ONCE},          {"step", K_STEP, K_ONCE},
     {"view", K_STEP, K_ONCE},        {"highlight", K_STEP, K_ONCE},     {"say", K_STEP, K_PARAGRAPHS},
     {"say.zh", K_STEP, K_PARAGRAPHS}, {"ask", K_STEP, K_ONCE},          {"ask.zh", K_STEP, K_ONCE},
@@ -281,7 +281,7 @@ static bool parse_int(const char *s, long lo, long hi, long *out) {
 
 static void run_clear(LesRun *r) {
     *r = (LesRun){.mode = -1, .beam = -1, .top_k = -1, .max_steps = -1, .temperature = -1, .top_p = -1, .allow_special = -1,
-                  .look_ahead_mask = -1};
+                  .look_ahead_mask = -1, .pad_to = -1};
 }
 
 // A numeric setting within the command line's bounds (settings.h), or a problem.
@@ -344,6 +344,10 @@ static bool set_run_key(LesRun *r, const Entry *e, const char *path, LesProblems
             r->seed = s;
             r->seed_set = true;
         }
+    } else if (!strcmp(k, "pad-to")) {
+        long n;
+        if (parse_int(v, 0, 4096, &n)) r->pad_to = (int)n;
+        else les_problem(pr, "%s:%d: pad-to is \"%.60s\"; expected a whole number from 0 (off) to 4096, as --pad-to", path, e->line, v);
     } else if (!strcmp(k, "allow-special")) {
         if (!strcmp(v, "yes")) r->allow_special = 1;
         else if (!strcmp(v, "no")) r->allow_special = 0;
@@ -790,6 +794,7 @@ LesRun les_run_for_step(const Lesson *l, int i, const char *sentence_override) {
     if (s->temperature >= 0) r.temperature = s->temperature;
     if (s->top_p >= 0) r.top_p = s->top_p;
     if (s->allow_special >= 0) r.allow_special = s->allow_special;
+    if (s->pad_to >= 0) r.pad_to = s->pad_to;
     if (s->look_ahead_mask >= 0) r.look_ahead_mask = s->look_ahead_mask;
     if (s->ablate_set) {
         r.ablate = s->ablate;
@@ -808,7 +813,7 @@ static bool str_eq(const char *a, const char *b) { return a == b || (a && b && !
 bool les_run_equal(const LesRun *a, const LesRun *b) {
     return str_eq(a->model, b->model) && str_eq(a->sentence, b->sentence) && str_eq(a->target, b->target) && a->mode == b->mode && a->beam == b->beam &&
            a->top_k == b->top_k && a->max_steps == b->max_steps && a->temperature == b->temperature && a->top_p == b->top_p &&
-           a->allow_special == b->allow_special && a->look_ahead_mask == b->look_ahead_mask && a->ablate.n == b->ablate.n &&
+           a->allow_special == b->allow_special && a->look_ahead_mask == b->look_ahead_mask && a->pad_to == b->pad_to && a->ablate.n == b->ablate.n &&
            !memcmp(a->ablate.items, b->ablate.items, (size_t)a->ablate.n * sizeof *a->ablate.items) && a->seed_set == b->seed_set &&
            (!a->seed_set || a->seed == b->seed);
 }
@@ -821,6 +826,7 @@ DecodeOptions les_decode_options(const LesRun *r) {
     if (r->temperature > 0) o.temperature = r->temperature;
     if (r->top_p > 0) o.top_p = r->top_p;
     o.allow_special = r->allow_special == 1;
+    if (r->pad_to > 0) o.pad_to = r->pad_to;
     o.no_look_ahead_mask = r->look_ahead_mask == 0;
     o.ablate = r->ablate;
     return o;

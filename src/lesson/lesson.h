@@ -41,6 +41,7 @@ typedef struct {
     bool seed_set;
     uint64_t seed;
     int allow_special;      // decoding may choose <pad>, <bos>, <unk>: 1 yes, 0 no, -1 not set
+    int pad_to;             // the source padded to this length and the pads masked (--pad-to); 0 off, -1 not set
 } LesRun;
 
 typedef struct {
