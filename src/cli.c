@@ -417,6 +417,11 @@ void cli_run_deinit(CliRun *r) {
 
 // ---- the module that draws --------------------------------------------------------
 
+#ifdef TT_APP_LINKED
+// A build with the app linked in (the web page's): nothing to load.
+extern const AppModule tt_app_module;
+const AppModule *cli_app_module(void) { return &tt_app_module; }
+#else
 // Beside the program in the build folder, then where installed: the same
 // place relative to the program (so a copy under another prefix or DESTDIR
 // works), then the configured path. Returns whether the file is there.
@@ -456,3 +461,4 @@ const AppModule *cli_app_module(void) {
     }
     return module = m;
 }
+#endif

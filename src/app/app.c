@@ -46,6 +46,7 @@ struct App {
     Uint32 last_tick;
     int speed_ms;
     bool dark, help, quit, fullscreen, fullscreen_changed;
+    bool web;                   // in a web page (AppOptions.web)
     Colormap cmap;
     Lang lang;
     int hover_row, hover_col;
@@ -57,6 +58,7 @@ struct App {
     Tokens target;
     // the class list (--sentences), borrowed; list_at is -1 for a sentence not from it
     const SentenceList *list;
+    SentenceList *own_list;     // a list opened in the window (app_set_sentences), or NULL
     int list_at;
     char model_path[4096];
     LessonMode *lesson;         // lessons and the picker, or NULL without a lessons folder
@@ -119,6 +121,7 @@ App *app_new(const AppOptions *o, Gfx *g, Error *err) {
     a->decode.target = NULL;
     a->decode.target_len = 0;
     a->dark = o->dark;
+    a->web = o->web;
     a->cmap = o->cmap;
     a->lang = o->lang;
     a->speed_ms = 700;
@@ -235,6 +238,7 @@ void app_show_status(App *a, const char *fmt, ...) {
 
 void app_free(App *a) {
     if (!a) return;
+    sl_free(a->own_list);
     lm_free(a->lesson);
     view_data_free(a->view_data);
     trace_free(a->t);
@@ -350,6 +354,14 @@ int app_set_decode(App *a, const DecodeOptions *d) {
 const DecodeOptions *app_decode(const App *a) { return &a->decode; }
 const Model *app_model(const App *a) { return a->m; }
 int app_list_index(const App *a) { return a->list_at; }
+
+void app_set_sentences(App *a, SentenceList *list) {
+    sl_free(a->own_list);
+    a->own_list = list;
+    a->list = list;
+    a->list_at = -1;
+    app_list_go(a, 1);
+}
 bool app_settings_open(const App *a) { return a->sp.open; }
 
 int app_unknown_spans(App *a, int *start, int *end, int max) {
@@ -732,7 +744,7 @@ void app_draw(App *a) {
     SpState st = sp_state(a);
     a->sp.button = a->lay.settings_button;
     sp_draw(&a->sp, g, &st, th, a->lang);
-    if (a->help) help_draw(g, th, a->lang);
+    if (a->help) help_draw(g, th, a->lang, a->web);
     if (a->lesson) lm_draw_picker(a->lesson, g, th, a->lang);
     help_draw_too_small(g, th, a->lang);
 }

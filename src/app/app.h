@@ -30,6 +30,7 @@ typedef struct {
     const char *lesson;         // a lesson to open (--lesson), or NULL
     const char *lessons_dir;    // the lesson picker's folder; NULL: no lessons
     bool picker;                // open on the lesson picker
+    bool web;                   // in a web page: the help lists the keys that stand for the browser's own
 } AppOptions;
 
 typedef struct App App;
@@ -79,6 +80,8 @@ SDL_Rect app_button(const App *a, SDL_Keycode key);
 // a move by delta sentences, as Ctrl+PageDown / Ctrl+PageUp do.
 int app_list_index(const App *a);
 void app_list_go(App *a, int delta);
+// Replaces the sentence list with list (owned from now on) and runs its first sentence.
+void app_set_sentences(App *a, SentenceList *list);
 // The text box: words the model does not know, as byte ranges of the text
 // shown, and the suggested words for the one at the cursor. Return counts.
 int app_unknown_spans(App *a, int *start, int *end, int max);

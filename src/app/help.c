@@ -3,21 +3,24 @@
 #include <stdio.h>
 #include <string.h>
 
-void help_draw(Gfx *g, const Theme *th, Lang lang) {
+void help_draw(Gfx *g, const Theme *th, Lang lang, bool web) {
     int W = gfx_width(g), H = gfx_height(g), pad = gfx_px(g, 20), gap = gfx_px(g, 24);
     gfx_fill(g, (SDL_Rect){0, 0, W, H}, (th->background & 0x00FFFFFF) | 0xC0000000);
     enum { MAX_LINES = 64 };
     char keys[MAX_LINES][96], what[MAX_LINES][192];
     int n = 0;
-    for (const char *c = i18n(lang, S_HELP_KEYS); *c && n < MAX_LINES;) {
-        const char *end = strchr(c, '\n'), *tab = strchr(c, '\t');
-        size_t len = end ? (size_t)(end - c) : strlen(c);
-        if (tab && tab < c + len) {
-            snprintf(keys[n], sizeof keys[n], "%.*s", (int)(tab - c), c);
-            snprintf(what[n], sizeof what[n], "%.*s", (int)(c + len - tab - 1), tab + 1);
-            n++;
+    // in a web page, the keys that stand for the browser's own follow
+    for (int part = 0; part < (web ? 2 : 1); part++) {
+        for (const char *c = i18n(lang, part ? S_HELP_WEB_KEYS : S_HELP_KEYS); *c && n < MAX_LINES;) {
+            const char *end = strchr(c, '\n'), *tab = strchr(c, '\t');
+            size_t len = end ? (size_t)(end - c) : strlen(c);
+            if (tab && tab < c + len) {
+                snprintf(keys[n], sizeof keys[n], "%.*s", (int)(tab - c), c);
+                snprintf(what[n], sizeof what[n], "%.*s", (int)(c + len - tab - 1), tab + 1);
+                n++;
+            }
+            c += len + (end ? 1 : 0);
         }
-        c += len + (end ? 1 : 0);
     }
     const char *title = i18n(lang, S_HELP_TITLE);
     int px = gfx_px(g, 18), cols = 1, rows = n, key_w = 0, col_w = 0, lh = 0, title_h = 0;

@@ -9,7 +9,7 @@
 
 // The shortcut list, measured: one column, two when it is too tall, smaller
 // type when even that does not fit the window.
-void help_draw(Gfx *g, const Theme *th, Lang lang);
+void help_draw(Gfx *g, const Theme *th, Lang lang, bool web);
 // Over everything, when the window is too small for the layout (under 480 ×
 // 300 at its type size): says so, in small type.
 void help_draw_too_small(Gfx *g, const Theme *th, Lang lang);

@@ -45,6 +45,10 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "In a lesson: R\tback to the lesson's own sentence\n"
                         "In a lesson: N, \xE2\x86\x91 \xE2\x86\x93\tfold the narration away / back; scroll it\n"
                         "Ctrl + Q\tquit",
+        [S_HELP_WEB_KEYS] = "In a web page: Alt + L\ttype a sentence (the browser keeps Ctrl + L)\n"
+                            "In a web page: Alt + Page Down / Up\tnext / previous sentence of the list\n"
+                            "In a web page: Alt + Enter\tfull screen (the browser keeps F11)\n"
+                            "In a web page: Alt + O, or drop a file\topen a lesson (.lesson) or a sentence list",
         [S_SAVED] = "Saved %s",
         [S_ZOOMED] = "Zoom %d%%: the wheel pans the view (Shift+wheel: across); Ctrl+0: normal size",
         [S_TYPE_SENTENCE] = "Type an English sentence and press Enter",
@@ -192,6 +196,10 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "單元中：R\t回到單元原本的句子\n"
                         "單元中：N、\xE2\x86\x91 \xE2\x86\x93\t收起 / 展開說明欄；捲動說明\n"
                         "Ctrl + Q\t結束",
+        [S_HELP_WEB_KEYS] = "網頁中：Alt + L\t輸入句子（Ctrl + L 由瀏覽器使用）\n"
+                            "網頁中：Alt + Page Down / Up\t清單的下一句／上一句\n"
+                            "網頁中：Alt + Enter\t全螢幕（F11 由瀏覽器使用）\n"
+                            "網頁中：Alt + O，或拖放檔案\t開啟課程（.lesson）或句子清單",
         [S_SAVED] = "已儲存 %s",
         [S_ZOOMED] = "縮放 %d%%：滾輪移動檢視（Shift+滾輪：左右）；Ctrl+0：正常大小",
         [S_TYPE_SENTENCE] = "輸入英文句子，按 Enter 執行",

@@ -14,6 +14,7 @@ typedef enum {
     S_SOURCE,
     S_HELP_TITLE,
     S_HELP_KEYS,        // the shortcut list, one per line
+    S_HELP_WEB_KEYS,    // in a web page: the keys that stand for the browser's own, one per line
     S_SAVED,            // "Saved %s"
     S_ZOOMED,           // Ctrl++: "Zoom %d%%: …"
     S_TYPE_SENTENCE,

@@ -5,8 +5,18 @@
 #include <string.h>
 #include <time.h>
 
+#include <dirent.h>
+#include <unistd.h>
+
+#include "lessonmode.h"
 #include "pages.h"
+#include "sentences.h"
+#include "stage.h"
 #include "window_script.h"
+#ifdef __EMSCRIPTEN__
+#include <emscripten.h>
+#include <emscripten/eventloop.h>
+#endif
 
 // ---- the window --------------------------------------------------------------
 
@@ -103,26 +113,126 @@ static void present(SDL_Window *win, Gfx *g, const Screen *sc) {
     SDL_UpdateWindowSurface(win);
 }
 
-int window_run(const AppOptions *o) {
+// ---- what differs between the desktop and a web page -------------------------
+
+// A file dropped on the window (or, in a page, picked or linked): a lesson
+// opens; anything else is read as a sentence list. A bad file is one line
+// in the status line, as on the command line.
+static void open_file(App *a, const char *path) {
+    size_t len = strlen(path);
+    if (len > 7 && !strcmp(path + len - 7, ".lesson")) {
+        if (app_lessons(a)) lm_open(app_lessons(a), a, path);
+        return;
+    }
+    Error err;
+    SentenceList *list = sl_load(path, &err);
+    if (!list) app_show_status(a, "%s", err.msg);
+    else app_set_sentences(a, list);
+}
+
+#ifdef __EMSCRIPTEN__
+// The browser keeps Ctrl+L, Ctrl+T, Ctrl+W, Ctrl+Q, Ctrl+Page Up/Down and
+// F11 for itself: the page's own keys stand for them (the help lists them).
+static const bool platform_web = true;
+static bool platform_has_display(void) { return true; }
+
+static void platform_translate_key(SDL_Event *e) {
+    if (e->type != SDL_KEYDOWN && e->type != SDL_KEYUP) return;
+    SDL_Keysym *k = &e->key.keysym;
+    bool alt = k->mod & KMOD_ALT, ctrl = k->mod & KMOD_CTRL;
+    if (alt && !ctrl && (k->sym == SDLK_l || k->sym == SDLK_PAGEUP || k->sym == SDLK_PAGEDOWN)) {
+        k->mod = (Uint16)((k->mod & ~KMOD_ALT) | KMOD_LCTRL);  // Alt+L: type; Alt+Page Down/Up: the list
+    } else if (alt && (k->sym == SDLK_RETURN || k->sym == SDLK_KP_ENTER)) {
+        k->sym = SDLK_F11;  // Alt+Enter: full screen, through the page's Fullscreen API
+        k->mod = KMOD_NONE;
+    } else if (k->sym == SDLK_F11 || (ctrl && k->sym == SDLK_q)) {
+        e->type = SDL_FIRSTEVENT;  // the browser's own full screen; a page is not quit
+    }
+}
+
+// Full screen is the page's: toggled, whatever the App thinks (Esc may have left it).
+static bool platform_fullscreen(bool on) {
+    (void)on;
+    emscripten_run_script("if (document.fullscreenElement) document.exitFullscreen();"
+                          "else document.documentElement.requestFullscreen().catch(function(e) { console.log('full screen refused: ' + e); });");
+    return true;
+}
+
+static void platform_frame_shown(void) {
+    emscripten_run_script("Module.ttFrames = (Module.ttFrames || 0) + 1; if (Module.ttOnFrame) Module.ttOnFrame(Module.ttFrames);");
+}
+
+// Saved files land in the page's working folder: each is handed to the
+// browser as a download, then removed.
+static void platform_after_events(void) {
+    DIR *d = opendir(".");
+    for (struct dirent *e; d && (e = readdir(d));) {
+        // the program's own names (exp_free_name): nothing to quote
+        if (e->d_name[0] == '.' || strstr(e->d_name, ".tmp.") || strpbrk(e->d_name, "\"\\\n")) continue;
+        char js[sizeof e->d_name + 32];
+        snprintf(js, sizeof js, "Module.ttDownload(\"%s\")", e->d_name);
+        emscripten_run_script(js);
+        unlink(e->d_name);
+    }
+    if (d) closedir(d);
+}
+
+// Called by the page for a file picked, dropped or linked (written into its file system first).
+EMSCRIPTEN_KEEPALIVE void tt_web_open(const char *path) {
+    SDL_Event e = {.type = SDL_DROPFILE};
+    e.drop.file = SDL_strdup(path);
+    if (e.drop.file) SDL_PushEvent(&e);
+}
+#else
+static const bool platform_web = false;
+static bool platform_has_display(void) {
+    return getenv("DISPLAY") || getenv("WAYLAND_DISPLAY") || getenv("SDL_VIDEODRIVER");
+}
+static void platform_translate_key(SDL_Event *e) { (void)e; }
+static bool platform_fullscreen(bool on) { (void)on; return false; }
+static void platform_frame_shown(void) {}
+static void platform_after_events(void) {}
+#endif
+
+// The open window and its loop's state, between one pass and the next.
+typedef struct {
+    AppOptions o;
+    Script *sc;
+    SDL_Window *win;
+    Gfx *g;
+    App *a;
+    Screen screen;
+    float hidpi;
+    int windowed_w, windowed_h;  // the size before full screen
+    SDL_Surface *scaled_for;     // the surface the base scale was last set for
+    bool dirty;
+    const char *first_frame;
+    int frames;                  // drawn so far
+    int passes;                  // in a page: the loop's passes so far (none while idle)
+} Window;
+
+// Opens the window and the App on it. Returns 0, or 1 with the reason on stderr.
+static int window_open(Window *w, const AppOptions *o) {
+    *w = (Window){.o = *o, .hidpi = 1.0f, .dirty = true};
+    w->o.web = platform_web;
     Error err;
     const char *font = gfx_find_font(&err);
     if (!font) {
         fprintf(stderr, "transformer-tracer: %s\n", err.msg);
         return 1;
     }
-    Script *sc = NULL;
-    if (o->script && !(sc = script_load(o->script, &err))) {
+    if (o->script && !(w->sc = script_load(o->script, &err))) {
         fprintf(stderr, "transformer-tracer: %s\n", err.msg);
         return 1;
     }
-    if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY") && !getenv("SDL_VIDEODRIVER")) {
+    if (!platform_has_display()) {
         fprintf(stderr, "transformer-tracer: cannot open a window: no display found (set DISPLAY, or use the export command)\n");
-        script_free(sc);
+        script_free(w->sc);
         return 1;
     }
     if (SDL_Init(SDL_INIT_VIDEO) < 0) {
         fprintf(stderr, "transformer-tracer: cannot open a window: %s (is there a display?)\n", SDL_GetError());
-        script_free(sc);
+        script_free(w->sc);
         return 1;
     }
     // with no display SDL falls back to its offscreen driver, where a window
@@ -131,7 +241,7 @@ int window_run(const AppOptions *o) {
     if (driver && (!strcmp(driver, "offscreen") || !strcmp(driver, "dummy")) && !getenv("SDL_VIDEODRIVER")) {
         fprintf(stderr, "transformer-tracer: cannot open a window: no display found (set DISPLAY, or use the export command)\n");
         SDL_Quit();
-        script_free(sc);
+        script_free(w->sc);
         return 1;
     }
     // X11, Windows and the offscreen driver give a window a framebuffer of
@@ -147,101 +257,227 @@ int window_run(const AppOptions *o) {
     int win_w = 1280, win_h = 800;
     SDL_Rect usable;
     if (SDL_GetDisplayUsableBounds(0, &usable) == 0) window_initial_size(usable.w, usable.h, &win_w, &win_h);
-    SDL_Window *win = SDL_CreateWindow("Transformer Tracer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, win_w, win_h,
-                                       SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
-    Screen screen = {0};
-    if (!win || !SDL_GetWindowSurface(win)) {
+    w->win = SDL_CreateWindow("Transformer Tracer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, win_w, win_h,
+                              SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (!w->win || !SDL_GetWindowSurface(w->win)) {
         fprintf(stderr, "transformer-tracer: cannot open a window: %s\n", SDL_GetError());
-        if (win) SDL_DestroyWindow(win);
+        if (w->win) SDL_DestroyWindow(w->win);
         SDL_Quit();
-        script_free(sc);
+        script_free(w->sc);
         return 1;
     }
     SDL_StopTextInput();  // typing goes to the text box only after Ctrl+L or a click on it
     // the font is opened on a 1×1 canvas: the window's framebuffer is the canvas
-    Gfx *g = gfx_new(1, 1, font, &err);
-    if (g && !attach(win, g, &screen)) {
+    w->g = gfx_new(1, 1, font, &err);
+    if (w->g && !attach(w->win, w->g, &w->screen)) {
         err_set(&err, "cannot draw in the window: %s", SDL_GetError());
-        gfx_free(g);
-        g = NULL;
+        gfx_free(w->g);
+        w->g = NULL;
     }
-    App *a = g ? app_new(o, g, &err) : NULL;
-    if (!a) {
+    w->a = w->g ? app_new(&w->o, w->g, &err) : NULL;
+    if (!w->a) {
         fprintf(stderr, "transformer-tracer: %s\n", err.msg);
-        gfx_free(g);
-        SDL_DestroyWindow(win);
+        gfx_free(w->g);
+        SDL_DestroyWindow(w->win);
         SDL_Quit();
-        script_free(sc);
+        script_free(w->sc);
         return 1;
     }
-    float hidpi = 1.0f;
-    int windowed_w = 0, windowed_h = 0;  // the size before full screen
-    SDL_Surface *scaled_for = NULL;  // the surface the base scale was last set for
-    bool dirty = true;
-    const char *first_frame = getenv("TRANSFORMER_TRACER_FIRST_FRAME");
-    while (!app_quit_requested(a)) {
-        if (dirty && attach(win, g, &screen)) {
-            if (screen.surface != scaled_for) {
-                // HiDPI: the canvas has the screen's pixels and the UI scale
-                // their ratio; a new size or screen may change both
-                int w_points;
-                SDL_GetWindowSize(win, &w_points, NULL);
-                if (w_points > 0) hidpi = (float)gfx_width(g) / (float)w_points;
-                app_set_base_scale(a, base_scale(win, o, hidpi));
-                scaled_for = screen.surface;
-            }
-            app_draw(a);
-            present(win, g, &screen);
-            if (first_frame) {  // TRANSFORMER_TRACER_FIRST_FRAME: the cold-start benchmark (bench/first_frame.sh)
-                struct timespec now;
-                clock_gettime(CLOCK_REALTIME, &now);
-                printf("first-frame %lld.%09ld\n", (long long)now.tv_sec, now.tv_nsec);
-                fflush(stdout);
-                if (!strcmp(first_frame, "quit")) break;
-                first_frame = NULL;
-            }
-            dirty = false;
+    w->first_frame = getenv("TRANSFORMER_TRACER_FIRST_FRAME");
+    return 0;
+}
+
+// Draws a frame if anything changed, and runs the script's next line.
+// Returns false when the window is done.
+static bool window_frame(Window *w) {
+    if (app_quit_requested(w->a)) return false;
+    if (w->dirty && attach(w->win, w->g, &w->screen)) {
+        if (w->screen.surface != w->scaled_for) {
+            // HiDPI: the canvas has the screen's pixels and the UI scale
+            // their ratio; a new size or screen may change both
+            int w_points;
+            SDL_GetWindowSize(w->win, &w_points, NULL);
+            if (w_points > 0) w->hidpi = (float)gfx_width(w->g) / (float)w_points;
+            app_set_base_scale(w->a, base_scale(w->win, &w->o, w->hidpi));
+            w->scaled_for = w->screen.surface;
         }
-        if (sc && !script_step(sc, a, win, g)) break;
-        int wait = app_next_tick(a, SDL_GetTicks());
+        app_draw(w->a);
+        present(w->win, w->g, &w->screen);
+        if (w->first_frame) {  // TRANSFORMER_TRACER_FIRST_FRAME: the cold-start benchmark (bench/first_frame.sh)
+            struct timespec now;
+            clock_gettime(CLOCK_REALTIME, &now);
+            printf("first-frame %lld.%09ld\n", (long long)now.tv_sec, now.tv_nsec);
+            fflush(stdout);
+            if (!strcmp(w->first_frame, "quit")) return false;
+            w->first_frame = NULL;
+        }
+        platform_frame_shown();
+        w->frames++;
+        w->dirty = false;
+    }
+    return !w->sc || script_step(w->sc, w->a, w->win, w->g);
+}
+
+// Hands one event to the App.
+static void window_event(Window *w, SDL_Event *e) {
+    if (surface_may_change(e)) {
+        // attached again before the next frame; nothing is drawn until then
+        w->screen.stale = true;
+        w->scaled_for = NULL;
+        w->dirty = true;
+    }
+    if (e->type == SDL_MOUSEMOTION) {  // window coordinates → canvas pixels
+        e->motion.x = (int)((float)e->motion.x * w->hidpi);
+        e->motion.y = (int)((float)e->motion.y * w->hidpi);
+    } else if (e->type == SDL_MOUSEBUTTONDOWN || e->type == SDL_MOUSEBUTTONUP) {
+        e->button.x = (int)((float)e->button.x * w->hidpi);
+        e->button.y = (int)((float)e->button.y * w->hidpi);
+    } else if (e->type == SDL_DROPFILE) {  // a lesson or a sentence list dropped on the window
+        open_file(w->a, e->drop.file);
+        SDL_free(e->drop.file);
+        w->dirty = true;
+        return;
+    }
+    platform_translate_key(e);
+    if (e->type == SDL_FIRSTEVENT) return;  // a key the platform keeps
+    // a script's own lines (model, decode) change the app directly: its wake-up redraws
+    w->dirty |= app_event(w->a, e) || script_is_wake(w->sc, e);
+}
+
+// After a batch of events: playback, full screen, what the platform does with saved files.
+static void window_after_events(Window *w) {
+    w->dirty |= app_tick(w->a, SDL_GetTicks());
+    bool on;
+    if (app_fullscreen_requested(w->a, &on)) {
+        if (!platform_fullscreen(on)) {
+            if (on) SDL_GetWindowSize(w->win, &w->windowed_w, &w->windowed_h);
+            SDL_SetWindowFullscreen(w->win, on ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
+            // with no window manager to honour full screen, SDL still takes the
+            // screen's size for the window's, and keeps it after: set it back
+            int ww, wh;
+            SDL_GetWindowSize(w->win, &ww, &wh);
+            if (!on && w->windowed_w > 0 && (ww != w->windowed_w || wh != w->windowed_h))
+                SDL_SetWindowSize(w->win, w->windowed_w, w->windowed_h);
+        }
+        w->screen.stale = true;  // the old surface is freed by the next SDL_GetWindowSurface
+        w->scaled_for = NULL;
+        w->dirty = true;
+    }
+    platform_after_events();
+}
+
+static int window_close(Window *w) {
+    app_free(w->a);
+    gfx_free(w->g);
+    SDL_DestroyWindow(w->win);
+    SDL_Quit();
+    return w->sc ? script_finish(w->sc) : 0;
+}
+
+#ifdef __EMSCRIPTEN__
+// In a page the browser runs the loop: one pass per animation frame, and
+// none at all while nothing changes (the loop pauses; an event or a
+// playback tick resumes it).
+static int wake_on_event(void *data, SDL_Event *e) {
+    (void)data;
+    (void)e;
+    emscripten_resume_main_loop();
+    return 0;
+}
+
+static void wake_for_tick(void *data) {
+    (void)data;
+    emscripten_resume_main_loop();
+}
+
+static Window *web_window;
+
+// What the page's tests ask: the step, the lesson's step and question, the status line.
+EMSCRIPTEN_KEEPALIVE const char *tt_web_state(void) {
+    static char state[1024];
+    if (!web_window) return "";
+    App *a = web_window->a;
+    LessonMode *lm = app_lessons(a);
+    bool lesson = lm && lm_running(lm);
+    const Step *s = trace_step(app_trace(a), app_step(a));
+    char id[128] = "";
+    if (s) stage_id(s->stage, s->layer, id, sizeof id);
+    // numbers and the stage as JSON, then the sentence and the status line each on a line of its own
+    snprintf(state, sizeof state,
+             "{\"step\":%d,\"steps\":%d,\"stage\":\"%s\",\"head\":%d,\"dstep\":%d,\"lesson_step\":%d,\"revealed\":%s,"
+             "\"list\":%d,\"frames\":%d,\"passes\":%d}\n%s\n%s",
+             app_step(a), trace_count(app_trace(a)), id, s ? s->head : 0, s ? s->dstep : 0, lesson ? lm_step(lm) : -1,
+             lesson && lm_revealed(lm) ? "true" : "false", app_list_index(a), web_window->frames, web_window->passes,
+             app_sentence(a), app_status(a));
+    return state;
+}
+
+// Shows the step of stage id (as "enc.L1.self_attn.weights"), head and decoding step, as the tests' go_to does.
+EMSCRIPTEN_KEEPALIVE int tt_web_go(const char *id, int head, int dstep) {
+    if (!web_window) return -1;
+    int i = trace_find(app_trace(web_window->a), id, head, dstep);
+    if (i >= 0) {
+        app_set_step(web_window->a, i);
+        web_window->dirty = true;
+        emscripten_resume_main_loop();
+    }
+    return i;
+}
+
+// Where the last frame drew a button, in canvas pixels, as JSON: "help", "play", or a view switch's key ("g", "v", "m", "a").
+EMSCRIPTEN_KEEPALIVE const char *tt_web_button(const char *name) {
+    static char rect[96];
+    SDL_Keycode key = !strcmp(name, "help") ? SDLK_SLASH : !strcmp(name, "play") ? SDLK_SPACE : SDL_GetKeyFromName(name);
+    SDL_Rect r = web_window ? app_button(web_window->a, key) : (SDL_Rect){0};
+    snprintf(rect, sizeof rect, "{\"x\":%d,\"y\":%d,\"w\":%d,\"h\":%d}", r.x, r.y, r.w, r.h);
+    return rect;
+}
+
+static void web_pass(void *data) {
+    Window *w = data;
+    w->passes++;
+    SDL_Event e;
+    while (SDL_PollEvent(&e)) window_event(w, &e);
+    window_after_events(w);
+    if (!window_frame(w)) {
+        emscripten_cancel_main_loop();
+        int rc = window_close(w);
+        free(w);
+        emscripten_force_exit(rc);
+        return;
+    }
+    int wait = app_next_tick(w->a, SDL_GetTicks());
+    if (!w->dirty && !w->sc) {
+        emscripten_pause_main_loop();
+        if (wait >= 0) emscripten_set_timeout(wake_for_tick, wait, NULL);
+    }
+}
+
+int window_run(const AppOptions *o) {
+    Window *w = malloc(sizeof *w);
+    if (!w || window_open(w, o)) {
+        free(w);
+        return 1;
+    }
+    web_window = w;
+    SDL_AddEventWatch(wake_on_event, NULL);
+    emscripten_set_main_loop_arg(web_pass, w, 0, true);  // does not return
+    return 0;
+}
+#else
+int window_run(const AppOptions *o) {
+    Window w;
+    if (window_open(&w, o)) return 1;
+    while (window_frame(&w)) {
+        int wait = app_next_tick(w.a, SDL_GetTicks());
         SDL_Event e;
         bool got = wait < 0 ? SDL_WaitEvent(&e) : SDL_WaitEventTimeout(&e, wait);
         while (got) {
-            if (surface_may_change(&e)) {
-                // attached again before the next frame; nothing is drawn until then
-                screen.stale = true;
-                scaled_for = NULL;
-                dirty = true;
-            }
-            if (e.type == SDL_MOUSEMOTION) {  // window coordinates → canvas pixels
-                e.motion.x = (int)((float)e.motion.x * hidpi);
-                e.motion.y = (int)((float)e.motion.y * hidpi);
-            } else if (e.type == SDL_MOUSEBUTTONDOWN || e.type == SDL_MOUSEBUTTONUP) {
-                e.button.x = (int)((float)e.button.x * hidpi);
-                e.button.y = (int)((float)e.button.y * hidpi);
-            }
-            // a script's own lines (model, decode) change the app directly: its wake-up redraws
-            dirty |= app_event(a, &e) || script_is_wake(sc, &e);
+            window_event(&w, &e);
             got = SDL_PollEvent(&e);
         }
-        dirty |= app_tick(a, SDL_GetTicks());
-        bool on;
-        if (app_fullscreen_requested(a, &on)) {
-            if (on) SDL_GetWindowSize(win, &windowed_w, &windowed_h);
-            SDL_SetWindowFullscreen(win, on ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
-            // with no window manager to honour full screen, SDL still takes the
-            // screen's size for the window's, and keeps it after: set it back
-            int w, h;
-            SDL_GetWindowSize(win, &w, &h);
-            if (!on && windowed_w > 0 && (w != windowed_w || h != windowed_h)) SDL_SetWindowSize(win, windowed_w, windowed_h);
-            screen.stale = true;  // the old surface is freed by the next SDL_GetWindowSurface
-            scaled_for = NULL;
-            dirty = true;
-        }
+        window_after_events(&w);
     }
-    app_free(a);
-    gfx_free(g);
-    SDL_DestroyWindow(win);
-    SDL_Quit();
-    return sc ? script_finish(sc) : 0;
+    return window_close(&w);
 }
+#endif

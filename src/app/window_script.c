@@ -125,7 +125,8 @@ Script *script_load(const char *path, Error *err) {
         else if (script_is(cmd, "text") || script_is(cmd, "type") || script_is(cmd, "paste") || script_is(cmd, "compose") ||
                  script_is(cmd, "expect-sentence") || script_is(cmd, "expect-status-contains"))
             ok = strchr(cmd, ' ') != NULL;
-        else if (script_is(cmd, "expect-stage") || script_is(cmd, "export") || script_is(cmd, "model")) ok = *arg != '\0';
+        else if (script_is(cmd, "expect-stage") || script_is(cmd, "export") || script_is(cmd, "model") || script_is(cmd, "drop"))
+            ok = *arg != '\0';
         else if (script_is(cmd, "decode")) ok = !strcmp(arg, "greedy") || !strcmp(arg, "beam") || !strcmp(arg, "sample");
         else if (script_is(cmd, "quit")) ok = true;
         else {
@@ -286,6 +287,10 @@ bool script_step(Script *sc, App *a, SDL_Window *win, Gfx *g) {
         } else if (script_is(line, "quit")) {
             SDL_Event e = {.type = SDL_QUIT};
             SDL_PushEvent(&e);
+        } else if (script_is(line, "drop")) {  // a file dragged onto the window
+            SDL_Event e = {.type = SDL_DROPFILE};
+            e.drop.windowID = SDL_GetWindowID(win);
+            if ((e.drop.file = SDL_strdup(arg))) SDL_PushEvent(&e);
         } else if (script_is(line, "model")) {  // as the settings panel does; a bad file leaves its reason in the status line
             app_set_model(a, arg);
         } else if (script_is(line, "decode")) {

@@ -10,6 +10,7 @@
 //   compose TEXT                         an input method's text being composed (SDL_TEXTEDITING)
 //   click X Y / move X Y                 left click / mouse motion, in window coordinates
 //   resize W H                           resizes the window
+//   drop FILE                            FILE dragged onto the window (a lesson, or a sentence list)
 //   model FILE                           loads another model (app_set_model, as the settings panel does)
 //   decode greedy|beam|sample            another decoding strategy (app_set_decode)
 //   expect-step N                        the step index (0-based, as "index" in the trace JSON)

@@ -1,0 +1,23 @@
+// Offline after the first visit: the page's files are kept, and served from
+// the cache first. The build writes its files' hash into the cache's name, so
+// a new build replaces the old copy.
+"use strict";
+var CACHE = "transformer-tracer-@BUILD@";
+var FILES = ["./", "index.html", "transformer-tracer.js", "transformer-tracer.wasm", "transformer-tracer.data",
+             "manifest.webmanifest", "icon.svg"];
+
+self.addEventListener("install", function (e) {
+  e.waitUntil(caches.open(CACHE).then(function (c) { return c.addAll(FILES); }).then(function () { return self.skipWaiting(); }));
+});
+
+self.addEventListener("activate", function (e) {
+  e.waitUntil(caches.keys().then(function (keys) {
+    return Promise.all(keys.filter(function (k) { return k !== CACHE; }).map(function (k) { return caches.delete(k); }));
+  }).then(function () { return self.clients.claim(); }));
+});
+
+// the page's address carries ?lesson=…&src=…: the cached page serves any of them
+self.addEventListener("fetch", function (e) {
+  if (e.request.method !== "GET") return;
+  e.respondWith(caches.match(e.request, { ignoreSearch: true }).then(function (hit) { return hit || fetch(e.request); }));
+});
