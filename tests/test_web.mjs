@@ -68,7 +68,13 @@ async function open(query, sw = false) {
   const cdp = await page.createCDPSession();
   await cdp.send("Browser.setDownloadBehavior", { behavior: "allow", downloadPath: downloads });
   await page.goto(`${origin}/${query}${sw ? "" : (query ? "&" : "?") + "nosw"}`);
-  await page.waitForFunction(() => window.Module && Module.ttFrames >= 1, { timeout: 30000 });
+  const lines = [];
+  page.on("console", (m) => lines.push(m.text()));
+  try {
+    await page.waitForFunction(() => window.Module && Module.ttFrames >= 1, { timeout: 30000 });
+  } catch (e) {
+    throw new Error(`no first frame of ${query}; the page's console:\n${lines.join("\n")}`);
+  }
   return page;
 }
 

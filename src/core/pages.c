@@ -3,6 +3,7 @@
 
 #include "pages.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #if defined(__linux__)
@@ -64,7 +65,11 @@ size_t pg_physical_memory(void) {
 
 #else
 
-size_t pg_physical_memory(void) { return (size_t)4 << 30; }
+// 4 GiB when the system does not say, or as much as a 32-bit build (the web page's) can address
+size_t pg_physical_memory(void) {
+    uint64_t four = (uint64_t)4 << 30;
+    return four > SIZE_MAX ? SIZE_MAX : (size_t)four;
+}
 
 void *pg_alloc(size_t bytes) { return calloc(1, bytes == 0 ? 1 : bytes); }
 
