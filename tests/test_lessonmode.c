@@ -296,7 +296,7 @@ static void test_picker_scrolls(void **state) {
 
 // Every formula line with words in it has its 繁體中文 form: each entry of
 // the table is met in some trace (none is misspelt), and none is left over.
-// given: and code: reach the view as copies, are drawn in both languages,
+// given:, table: and code: reach the view as copies, are drawn in both languages,
 // and go with their step.
 static void test_given_matrix_and_code(void **state) {
     (void)state;
@@ -317,6 +317,17 @@ static void test_given_matrix_and_code(void **state) {
     key(f->a, SDLK_RIGHT, KMOD_NONE);
     assert_int_equal(app_view(f->a)->given.rows, 0);
     assert_string_equal(app_view(f->a)->code, "");
+    app_draw(f->a);
+    key(f->a, SDLK_RIGHT, KMOD_NONE);  // a table, in both languages
+    const ViewTable *tb = &app_view(f->a)->table;
+    assert_int_equal(tb->rows, 2);
+    assert_int_equal(tb->cols, 2);
+    assert_string_equal(tb->cells[0][1][0], "memory");
+    assert_string_equal(tb->cells[1][1][0], "記憶");
+    assert_string_equal(tb->cells[1][1][1], "n × d_model");
+    assert_string_equal(tb->title[1], "形狀");
+    app_draw(f->a);
+    key(f->a, SDLK_F2, KMOD_NONE);
     app_draw(f->a);
     teardown((void **)&f);
 }

@@ -155,6 +155,23 @@ static void apply(LessonMode *lm, App *a) {
         for (int lang = 0; lang < 2; lang++)
             snprintf(to->title[lang], sizeof to->title[lang], "%s", gv->title[lang == 0 ? LES_EN : LES_ZH] ? gv->title[lang == 0 ? LES_EN : LES_ZH] : "");
     }
+    const LesTable *tb = &s->table;
+    if (tb->rows > 0) {
+        _Static_assert((int)LES_TABLE_ROWS == (int)VIEW_TABLE_ROWS && (int)LES_TABLE_COLS == (int)VIEW_TABLE_COLS &&
+                           (int)LES_TABLE_CELL < (int)VIEW_TABLE_CELL,
+                       "a lesson's table fits the view's copy");
+        v.table.rows = tb->rows;
+        v.table.cols = tb->cols;
+        for (int lang = 0; lang < 2; lang++) {
+            int from = lang == 0 ? LES_EN : LES_ZH;
+            for (int r = 0; r < tb->rows; r++)
+                for (int c = 0; c < tb->cols; c++) {
+                    const char *cell = tb->cells[from][r * LES_TABLE_COLS + c];
+                    snprintf(v.table.cells[lang][r][c], sizeof v.table.cells[lang][r][c], "%s", cell ? cell : "");
+                }
+            snprintf(v.table.title[lang], sizeof v.table.title[lang], "%s", tb->title[from] ? tb->title[from] : "");
+        }
+    }
     lm->host->set_view(a, &v);
     lm->host->set_step(a, idx >= 0 ? idx : 0);
     lm->host->show_status(a, "%s", "");  // the status line then says where the lesson is, in the window's language

@@ -25,6 +25,15 @@ typedef struct {
     char title[2][VIEW_GIVEN_TITLE];                  // English, 繁體中文
 } ViewGiven;
 
+// A lesson's table of text (table:), drawn where a given matrix would be;
+// row 0 is the header. Copied in, as ViewGiven.
+enum { VIEW_TABLE_ROWS = 10, VIEW_TABLE_COLS = 5, VIEW_TABLE_CELL = 32 };
+typedef struct {
+    int rows, cols;                                                    // 0: none
+    char cells[2][VIEW_TABLE_ROWS][VIEW_TABLE_COLS][VIEW_TABLE_CELL];  // English, 繁體中文
+    char title[2][VIEW_GIVEN_TITLE];
+} ViewTable;
+
 // Which composite views are on (keys m, g, v, a in the window). All false,
 // as a zeroed struct, is the default.
 typedef struct {
@@ -39,6 +48,7 @@ typedef struct {
     } highlight[16];
     char code[VIEW_CODE];   // lessons: one line of the course's code, under the formula ("": none)
     ViewGiven given;        // lessons: a small matrix beside the step's own
+    ViewTable table;        // lessons: or a small table of text there
 } ViewOptions;
 
 // What the views show beyond the trace itself, worked out once per trace so
@@ -61,6 +71,8 @@ typedef struct {
 
 // The lesson's given matrix (vs->opt.given) as a heatmap with its title, in area.
 void view_given(Gfx *g, SDL_Rect area, const ViewState *vs);
+// The lesson's table (vs->opt.table) with its title, in area, in the view's language.
+void view_table(Gfx *g, SDL_Rect area, const ViewState *vs);
 
 // Draws the step vs->step into area: as one view, or with the options as
 // several panels side by side or in a grid.

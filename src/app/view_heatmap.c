@@ -352,3 +352,29 @@ void view_given(Gfx *g, SDL_Rect area, const ViewState *vs) {
     const char *title = gv->title[vs->lang == LANG_ZH_TW ? 1 : 0];
     heat_draw(g, area, &own, &s, title[0] ? title : NULL, true, false, NULL);
 }
+
+void view_table(Gfx *g, SDL_Rect area, const ViewState *vs) {
+    const ViewTable *tb = &vs->opt.table;
+    const Theme *t = vs->theme;
+    int lang = vs->lang == LANG_ZH_TW ? 1 : 0, px = view_small_px(vs), lh = gfx_line_height(g, px), pad = gfx_px(g, 8);
+    int y = area.y;
+    if (tb->title[lang][0]) {
+        gfx_text_fit(g, area.x, y, area.w, tb->title[lang], vs->font_px, t->text, GFX_LEFT);
+        y += gfx_line_height(g, vs->font_px) + pad;
+    }
+    // columns as wide as their widest cell, shrunk together when the table is wider than the area
+    int w[VIEW_TABLE_COLS] = {0}, total = 0;
+    for (int c = 0; c < tb->cols; c++) {
+        for (int r = 0; r < tb->rows; r++) w[c] = SDL_max(w[c], gfx_text_width(g, tb->cells[lang][r][c], px) + 2 * pad);
+        total += w[c];
+    }
+    for (int c = 0; c < tb->cols && total > area.w; c++) w[c] = w[c] * area.w / total;
+    int row_h = lh + pad;
+    for (int r = 0; r < tb->rows && y + row_h <= area.y + area.h; r++, y += row_h) {
+        if (r == 0) gfx_fill(g, (SDL_Rect){area.x, y, SDL_min(total, area.w), row_h}, t->panel);
+        int x = area.x;
+        for (int c = 0; c < tb->cols; x += w[c], c++)
+            gfx_text_fit(g, x + pad, y + pad / 2, w[c] - 2 * pad, tb->cells[lang][r][c], px, r == 0 ? t->text_dim : t->text, GFX_LEFT);
+        gfx_fill(g, (SDL_Rect){area.x, y + row_h - 1, SDL_min(total, area.w), 1}, t->panel_edge);
+    }
+}

@@ -260,6 +260,8 @@ static const KeyInfo keys[] = {
     {"reveal", K_STEP, K_PARAGRAPHS}, {"reveal.zh", K_STEP, K_PARAGRAPHS}, {"look-ahead-mask", K_BOTH, K_ONCE},
     {"given", K_STEP, K_ONCE},       {"given-rows", K_STEP, K_ONCE},    {"given-cols", K_STEP, K_ONCE},
     {"given-title", K_STEP, K_ONCE}, {"given-title.zh", K_STEP, K_ONCE}, {"code", K_STEP, K_ONCE},
+    {"table", K_STEP, K_ONCE},       {"table.zh", K_STEP, K_ONCE},      {"table-title", K_STEP, K_ONCE},
+    {"table-title.zh", K_STEP, K_ONCE},
     {"ablate", K_BOTH, K_ONCE},
 };
 
@@ -523,6 +525,45 @@ static int parse_given_labels(LessonImpl *li, const char **labels, const Entry *
     return n;
 }
 
+// table:, table.zh: rows separated by ";", cells by "|", blanks around a cell dropped.
+static void parse_table(LessonImpl *li, LesTable *t, int lang, const Entry *e, const char *path, LesProblems *pr) {
+    t->line = e->line;
+    t->seen[lang] = true;
+    int rows = 0, cols = 0;
+    for (const char *p = e->value; *p;) {
+        size_t len = strcspn(p, ";");
+        int n = 0;
+        for (const char *q = p;;) {
+            size_t cl = strcspn(q, "|;");
+            const char *a = q, *b = q + cl;
+            while (a < b && is_blank(*a)) a++;
+            while (b > a && is_blank(b[-1])) b--;
+            if (rows >= LES_TABLE_ROWS || n >= LES_TABLE_COLS) {
+                les_problem(pr, "%s:%d: %s is larger than %d rows of %d cells", path, e->line, e->key, LES_TABLE_ROWS, LES_TABLE_COLS);
+                return;
+            }
+            if (b - a > LES_TABLE_CELL) {
+                les_problem(pr, "%s:%d: %s cell \"%.*s\" is longer than %d bytes", path, e->line, e->key, (int)(b - a > 40 ? 40 : b - a), a,
+                            LES_TABLE_CELL);
+                return;
+            }
+            t->cells[lang][rows * LES_TABLE_COLS + n++] = keep(li, strndup(a, (size_t)(b - a)));
+            q += cl;
+            if (*q != '|') break;
+            q++;
+        }
+        if (rows > 0 && n != cols) {
+            les_problem(pr, "%s:%d: %s row %d has %d cells, row 1 has %d", path, e->line, e->key, rows + 1, n, cols);
+            return;
+        }
+        cols = n;
+        rows++;
+        p += len + (p[len] == ';');
+    }
+    t->shape[lang][0] = rows;
+    t->shape[lang][1] = cols;
+}
+
 // A stage id's layer ("enc.L3.…") within the bounds of layers, or a problem.
 // Only an id whose name without the layer is a layered stage of the table;
 // any other id is left to binding, which says the trace has no such stage.
@@ -575,6 +616,11 @@ static void set_step_key(LessonImpl *li, int step, const Entry *e, const char *p
     } else if (!strcmp(k, "given-title") || !strcmp(k, "given-title.zh")) {
         if (strlen(v) > LES_GIVEN_TITLE) les_problem(pr, "%s:%d: %s is longer than %d bytes", path, e->line, k, LES_GIVEN_TITLE);
         else s->given.title[strstr(k, ".zh") ? LES_ZH : LES_EN] = v;
+    } else if (!strcmp(k, "table") || !strcmp(k, "table.zh")) {
+        parse_table(li, &s->table, strstr(k, ".zh") ? LES_ZH : LES_EN, e, path, pr);
+    } else if (!strcmp(k, "table-title") || !strcmp(k, "table-title.zh")) {
+        if (strlen(v) > LES_GIVEN_TITLE) les_problem(pr, "%s:%d: %s is longer than %d bytes", path, e->line, k, LES_GIVEN_TITLE);
+        else s->table.title[strstr(k, ".zh") ? LES_ZH : LES_EN] = v;
     } else if (!strcmp(k, "code")) {
         if (strlen(v) > LES_CODE) les_problem(pr, "%s:%d: code is longer than %d bytes; a step shows one short line", path, e->line, LES_CODE);
         else s->code = v;
@@ -652,6 +698,23 @@ static void check_step(LesStep *s, int line, const char *path, LesProblems *pr) 
         les_problem(pr, "%s:%d: given-rows has %d labels but the given matrix %d rows", path, gv->line, gv->n_row_labels, gv->rows);
     if (gv->rows && gv->n_col_labels && gv->n_col_labels != gv->cols)
         les_problem(pr, "%s:%d: given-cols has %d labels but the given matrix %d columns", path, gv->line, gv->n_col_labels, gv->cols);
+    LesTable *t = &s->table;
+    int (*sh)[2] = t->shape;
+    if (t->line) {
+        if (!t->seen[LES_EN]) les_problem(pr, "%s:%d: the table has no English cells (table)", path, t->line);
+        if (!t->seen[LES_ZH]) les_problem(pr, "%s:%d: the table has no 繁體中文 cells (table.zh)", path, t->line);
+        if (sh[LES_EN][0] && sh[LES_ZH][0] && (sh[LES_EN][0] != sh[LES_ZH][0] || sh[LES_EN][1] != sh[LES_ZH][1]))
+            les_problem(pr, "%s:%d: the table is %d × %d in English but %d × %d in 繁體中文", path, t->line, sh[LES_EN][0], sh[LES_EN][1],
+                        sh[LES_ZH][0], sh[LES_ZH][1]);
+        else if (sh[LES_EN][0]) {
+            t->rows = sh[LES_EN][0];
+            t->cols = sh[LES_EN][1];
+        }
+        if (!t->title[LES_EN] || !t->title[LES_ZH]) les_problem(pr, "%s:%d: the table needs a title in both languages (table-title, table-title.zh)", path, t->line);
+        if (gv->line) les_problem(pr, "%s:%d: a step shows a given matrix or a table, not both", path, t->line);
+    } else if (t->title[LES_EN] || t->title[LES_ZH])
+        les_problem(pr, "%s:%d: table-title without a table (table, table.zh)", path, line);
+    if (!t->rows) t->cols = 0;
 }
 
 Lesson *les_parse(const char *text, size_t len, const char *path, LesProblems *pr) {

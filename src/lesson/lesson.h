@@ -61,6 +61,18 @@ typedef struct {
     int line;                                   // of given:
 } LesGiven;
 
+// A small table of text a step draws beside the model's view (table:,
+// table.zh:), e.g. the course's dimension table; its first row is the header.
+enum { LES_TABLE_ROWS = 10, LES_TABLE_COLS = 5, LES_TABLE_CELL = 31 };
+typedef struct {
+    int rows, cols;                                              // 0: none
+    const char *cells[LES_LANGS][LES_TABLE_ROWS * LES_TABLE_COLS];  // row-major
+    int shape[LES_LANGS][2];                                     // each language's rows and columns, for lint
+    bool seen[LES_LANGS];                                        // its key was there (parsed or not)
+    const char *title[LES_LANGS];
+    int line;                                                    // of table:
+} LesTable;
+
 typedef struct {
     int line;                       // where its [step] is
     const char *stage;              // stage id, e.g. "dec.L1.cross_attn.weights"
@@ -77,6 +89,7 @@ typedef struct {
     int answer;                     // from 1; 0 = open question
     const char *reveal[LES_LANGS];
     LesGiven given;
+    LesTable table;
     const char *code;               // one line of the course's code, shown under the formula; NULL: none
     // lines of some keys, for lint's messages
     int stage_line, head_line, step_line, highlight_line, view_line;
