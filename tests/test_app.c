@@ -99,7 +99,8 @@ static void test_number_keys_pick_head(void **state) {
 }
 
 // The timeline is found by clicking up from the bottom edge until the step
-// changes, so the test does not depend on the layout.
+// changes, so the test does not depend on the layout. The encoder has at
+// least a quarter of it, the decoding steps share the rest.
 static void test_timeline_click_and_drag(void **state) {
     App *a = ((Fixture *)*state)->a;
     int n = trace_count(app_trace(a)), y = H - 1;
@@ -110,7 +111,16 @@ static void test_timeline_click_and_drag(void **state) {
         mouse(a, SDL_MOUSEBUTTONUP, W / 2, y);
     }
     if (app_step(a) == 0) fail_msg("no click in the lower half of the window moved the step");
-    if (abs(app_step(a) - n / 2) > n / 20) fail_msg("click at the timeline's middle: expected: about %d, got: %d", n / 2, app_step(a));
+    // the source and the encoder take the first quarter (at least): the middle is a decoding step, an eighth the encoder
+    const Step *mid = trace_step(app_trace(a), app_step(a));
+    if (mid->dstep < 1) fail_msg("click at the timeline's middle: expected: a decoding step, got: step %d (decoding step 0)", app_step(a));
+    mouse(a, SDL_MOUSEBUTTONUP, W / 2, y);
+    SDL_Rect play = app_button(a, SDLK_SPACE);
+    int left = play.x + play.w;
+    mouse(a, SDL_MOUSEBUTTONDOWN, left + (W - left) / 8, y);
+    const Step *eighth = trace_step(app_trace(a), app_step(a));
+    if (eighth->dstep != 0 || eighth->stage->part != STAGE_ENCODER)
+        fail_msg("click an eighth along the timeline: expected: an encoder step, got: step %d (decoding step %d)", app_step(a), eighth->dstep);
     mouse(a, SDL_MOUSEMOTION, W - 1, y);  // still dragging
     if (app_step(a) < n - n / 20) fail_msg("drag to the right edge: expected: about %d, got: %d", n - 1, app_step(a));
     mouse(a, SDL_MOUSEMOTION, -50, y);

@@ -397,6 +397,28 @@ static void test_stage_kinds(void **state) {
     }
 }
 
+// Steps are named in words from the stage table, in the interface's language,
+// with the head, the decoding step and the token it produced; the timeline
+// names the step under the pointer in the status line.
+static void test_step_names(void **state) {
+    Fixture *f = *state;
+    const Trace *t = app_trace(f->a);
+    const Step *s = trace_step(t, trace_find(t, "dec.L2.cross_attn.weights", 2, 3));
+    char buf[512];
+    expect_str("English name", view_step_name(t, s, LANG_EN, buf, sizeof buf),
+               "Decoder layer 2 \xC2\xB7 cross-attention \xC2\xB7 weights \xC2\xB7 head 2 \xC2\xB7 step 3, producing 在");
+    expect_str("Chinese name", view_step_name(t, s, LANG_ZH_TW, buf, sizeof buf),
+               "解碼器第 2 層・交叉注意力・權重・第 2 頭・第 3 步，產生「在」");
+    expect_str("place", view_step_place(t, s, LANG_EN, buf, sizeof buf), "Decoding step 3 of 7, producing 在");
+    const Step *enc = trace_step(t, trace_find(t, "enc.L1.self_attn.weights", 1, 0));
+    expect_str("encoder place", view_step_place(t, enc, LANG_ZH_TW, buf, sizeof buf), "編碼器第 1 層");
+    // the pointer over the timeline's end: the last decoding step, named
+    app_draw(f->a);
+    SDL_Rect play = app_button(f->a, SDLK_SPACE);  // the timeline runs from the play button to the right edge
+    mouse(f->a, SDL_MOUSEMOTION, W - 20, play.y + play.h / 2);
+    expect_contains("status over the timeline's end", app_status(f->a), "step 7, producing <eos>");
+}
+
 int main(void) {
     const struct CMUnitTest behaviour[] = {
         cmocka_unit_test_setup_teardown(test_render_step_png, setup, teardown),
@@ -407,6 +429,7 @@ int main(void) {
         cmocka_unit_test(test_view_data_average),
         cmocka_unit_test(test_view_without_data_says_so),
         cmocka_unit_test(test_stage_kinds),
+        cmocka_unit_test_setup_teardown(test_step_names, setup, teardown),
     };
     enum { N_BEHAVIOUR = sizeof behaviour / sizeof *behaviour };
     // the goldens: one test each, named after its file, and each view at extreme sizes

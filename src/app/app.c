@@ -593,10 +593,9 @@ static void hover(App *a, int x, int y) {
 }
 
 // The step under x on the timeline.
-static void timeline_to(App *a, int x) {
-    const SDL_Rect *tl = &a->lay.timeline;
-    app_set_step(a, (int)((long)(x - tl->x) * trace_count(a->t) / (tl->w > 0 ? tl->w : 1)));
-}
+static int timeline_index(const App *a, int x) { return bars_timeline_step(&a->lay, a->t, x); }
+
+static void timeline_to(App *a, int x) { app_set_step(a, timeline_index(a, x)); }
 
 static bool mouse_down(App *a, const SDL_Event *e) {
     SDL_Point p = {e->button.x, e->button.y};
@@ -686,6 +685,11 @@ static bool free_event(App *a, const SDL_Event *e) {
         a->mouse_y = e->motion.y;
         if (a->dragging) timeline_to(a, e->motion.x);
         else hover(a, e->motion.x, e->motion.y);
+        if (SDL_PointInRect(&(SDL_Point){e->motion.x, e->motion.y}, &a->lay.timeline)) {  // the timeline names the step under the pointer
+            char name[512];
+            const Step *under = trace_step(a->t, timeline_index(a, e->motion.x));
+            status_set(&a->status, "%s", view_step_name(a->t, under, a->lang, name, sizeof name));
+        }
         return true;
     case SDL_WINDOWEVENT: return true;
     default: return false;
@@ -736,7 +740,7 @@ void app_draw(App *a) {
     bars_draw_chips(&a->bars, g, &a->lay, &vs);
     if (content.lesson_panel) lm_draw_panel(a->lesson, g, a->lay.lesson_panel, th, a->lang);
     lay_draw_page(g, a->lay.page, &vs, &a->view_zoomed);
-    bars_draw_timeline(g, &a->lay, th, a->t, a->step, a->playing);
+    bars_draw_timeline(g, &a->lay, th, a->t, a->step, a->playing, a->lang);
     char lesson[600];  // where the lesson is, when nothing else is said
     const char *said = *a->status.text || !a->lesson ? a->status.text : lm_status(a->lesson, a->lang, lesson, sizeof lesson);
     bars_draw_status(g, &a->lay, th, said, a->playing);

@@ -104,13 +104,69 @@ void bars_draw_chips(Bars *b, Gfx *g, const Layout *lay, const ViewState *vs) {
     if (s->head) draw_chips(b, g, vs->theme, W / 4, y, 1, cfg->nhead, s->head, "H");
     const SDL_Rect *last = b->n_chips[1] ? &b->chips[1][b->n_chips[1] - 1] : NULL;
     int switches_end = draw_switches(b, g, vs, last ? last->x + last->w + 2 * pad : W / 4, y);
-    char pos[64];
-    snprintf(pos, sizeof pos, i18n(vs->lang, S_STEP), vs->step + 1, trace_count(vs->trace));
-    int pos_w = gfx_text(g, W - pad, y, pos, lay->small, vs->theme->text_dim, GFX_RIGHT);
+    // where the step is, in words ("Decoding step 3 of 7, producing 在"), then its index small
+    char place[256], index[48];
+    view_step_place(vs->trace, s, vs->lang, place, sizeof place);
+    snprintf(index, sizeof index, i18n(vs->lang, S_PLACE_OF), vs->step + 1, trace_count(vs->trace));
+    int room = W - pad - SDL_max(switches_end, W / 2) - 2 * pad;
+    int index_w = gfx_text_width(g, index, lay->small), place_w = gfx_text_width(g, place, lay->small);
+    int pos_w = gfx_text(g, W - pad, y, index, lay->small, vs->theme->text_dim, GFX_RIGHT);
+    if (place_w + pad + index_w <= room) pos_w += pad + gfx_text(g, W - pad - index_w - pad, y, place, lay->small, vs->theme->text, GFX_RIGHT);
     if (trace_options(vs->trace)->mode == DECODE_TEACHER) draw_teacher(g, vs, SDL_max(W / 2, switches_end + 2 * pad), y, W - pad - pos_w - pad);
 }
 
-void bars_draw_timeline(Gfx *g, const Layout *lay, const Theme *th, const Trace *t, int step, bool playing) {
+// The run of the timeline a step is in: the source, an encoder layer (its
+// final norm with the last), or a decoding step (teacher forcing: one).
+static int timeline_part(const Step *s) {
+    if (s->dstep) return 1000 + s->dstep;
+    if (s->stage->part == STAGE_SOURCE) return 0;
+    if (s->stage->part == STAGE_ENCODER) return s->layer ? s->layer : 999;
+    return 1000;
+}
+
+static Color timeline_color(const Theme *th, const Step *s, int part) {
+    if (!s->dstep) return part % 2 ? th->accent : (th->accent & 0x00FFFFFFu) | 0xB0000000u;  // the encoder's layers told apart
+    return s->dstep % 2 ? th->panel_edge : th->text_dim;
+}
+
+// The steps before the first decoding step (the source and the encoder) take
+// at least a quarter of the timeline, so that they are not a sliver beside
+// the decoder's passes; the rest is shared in proportion. Returns that count.
+static int before_decoding(const Trace *t) {
+    int n = trace_count(t), k = 0;
+    while (k < n && trace_step(t, k)->dstep == 0 && trace_step(t, k)->stage->part <= STAGE_ENCODER) k++;
+    return k;
+}
+
+static int timeline_share(const Trace *t, int w, int *k) {
+    int n = trace_count(t);
+    *k = before_decoding(t);
+    if (*k == 0 || *k == n) return *k == n ? w : 0;
+    return SDL_max((int)((long)*k * w / n), w / 4);
+}
+
+// The x (from the timeline's left) where step i starts.
+static int timeline_x(const Trace *t, int w, int i) {
+    int k, head = timeline_share(t, w, &k), n = trace_count(t);
+    if (i <= k) return k ? (int)((long)i * head / k) : 0;
+    return head + (int)((long)(i - k) * (w - head) / (n - k));
+}
+
+int bars_timeline_step(const Layout *lay, const Trace *t, int x) {
+    int w = lay->timeline.w > 0 ? lay->timeline.w : 1, k, head = timeline_share(t, w, &k), n = trace_count(t);
+    x -= lay->timeline.x;
+    int i = x < head ? (head ? (int)((long)x * k / head) : k) : k + (int)((long)(x - head) * (n - k) / SDL_max(1, w - head));
+    return i < 0 ? 0 : i >= n ? n - 1 : i;
+}
+
+// A run's name: the source, an encoder layer, or a decoding step and the token it produced ("3 在").
+static void timeline_label(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {
+    const char *out = s->dstep ? view_produced_at(t, s->dstep) : NULL;
+    if (s->dstep && trace_options(t)->mode != DECODE_TEACHER) snprintf(buf, size, out ? "%d %s" : "%d", s->dstep, out);
+    else view_step_place(t, s, lang, buf, size);
+}
+
+void bars_draw_timeline(Gfx *g, const Layout *lay, const Theme *th, const Trace *t, int step, bool playing, Lang lang) {
     SDL_Rect play = lay->play_button, tl = lay->timeline;
     wg_button(g, th, play, "", lay->small, playing);
     if (playing) {  // pause: two bars
@@ -122,11 +178,23 @@ void bars_draw_timeline(Gfx *g, const Layout *lay, const Theme *th, const Trace 
     }
     int n = trace_count(t);
     for (int x = 0; x < tl.w; x++) {
-        const Step *ts = trace_step(t, (int)((long)x * n / tl.w));
-        Color c = ts->dstep == 0 ? th->accent : (ts->dstep % 2 ? th->panel_edge : th->text_dim);
-        gfx_fill(g, (SDL_Rect){tl.x + x, tl.y, 1, tl.h}, c);
+        const Step *ts = trace_step(t, bars_timeline_step(lay, t, tl.x + x));
+        gfx_fill(g, (SDL_Rect){tl.x + x, tl.y, 1, tl.h}, timeline_color(th, ts, timeline_part(ts)));
     }
-    int mx = tl.x + (int)((long)step * tl.w / (n > 0 ? n : 1));
+    // each part named where it has room: the source, the encoder's layers, each decoding step and its token
+    for (int i = 0; i < n;) {
+        const Step *first = trace_step(t, i);
+        int key = timeline_part(first), j = i + 1;
+        while (j < n && timeline_part(trace_step(t, j)) == key) j++;
+        int x0 = tl.x + timeline_x(t, tl.w, i), x1 = tl.x + timeline_x(t, tl.w, j);
+        char label[128];
+        timeline_label(t, first, lang, label, sizeof label);
+        if (gfx_text_width(g, label, lay->small) + gfx_px(g, 8) <= x1 - x0)
+            gfx_text(g, (x0 + x1) / 2, tl.y + (tl.h - gfx_line_height(g, lay->small)) / 2, label, lay->small,
+                     theme_text_on(timeline_color(th, first, key)), GFX_CENTER);
+        i = j;
+    }
+    int mx = tl.x + timeline_x(t, tl.w, step);
     gfx_fill(g, (SDL_Rect){mx - gfx_px(g, 2), tl.y - gfx_px(g, 3), gfx_px(g, 4), tl.h + gfx_px(g, 6)}, th->chosen);
 }
 

@@ -45,7 +45,9 @@ const char *bars_info(const Model *m, const Trace *t, Lang lang, char *buf, size
 // The chips row for step of t at lay->chips_y.
 void bars_draw_chips(Bars *b, Gfx *g, const Layout *lay, const ViewState *vs);
 // Play / pause and the timeline: the encoder and each decoding step in turn, the step marked.
-void bars_draw_timeline(Gfx *g, const Layout *lay, const Theme *th, const Trace *t, int step, bool playing);
+// The step under x on the timeline.
+int bars_timeline_step(const Layout *lay, const Trace *t, int x);
+void bars_draw_timeline(Gfx *g, const Layout *lay, const Theme *th, const Trace *t, int step, bool playing, Lang lang);
 // The status line: what was said, after ▶ while playing.
 void bars_draw_status(Gfx *g, const Layout *lay, const Theme *th, const char *said, bool playing);
 BarsClick bars_click(const Bars *b, int x, int y);

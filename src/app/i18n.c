@@ -5,10 +5,11 @@
 
 static const char *const strings[LANG_COUNT][S_COUNT] = {
     [LANG_EN] = {
-        [S_STEP] = "Step %d of %d",
-        [S_LAYER] = "layer",
-        [S_HEAD] = "head",
-        [S_DECODING_STEP] = "decoding step",
+        [S_HEAD] = "head %d",
+        [S_DECODING_STEP] = "step %d",
+        [S_PRODUCING] = "producing %s",
+        [S_PLACE_DECODING] = "Decoding step %d of %d",
+        [S_PLACE_OF] = "%d / %d",
         [S_ALL_HEADS] = "all heads",
         [S_SHAPE] = "shape",
         [S_SOURCE] = "Source",
@@ -156,10 +157,11 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_L_SHAPE_HIDDEN] = "shown with the answer",
     },
     [LANG_ZH_TW] = {
-        [S_STEP] = "第 %d 步，共 %d 步",
-        [S_LAYER] = "層",
-        [S_HEAD] = "頭",
-        [S_DECODING_STEP] = "解碼步驟",
+        [S_HEAD] = "第 %d 頭",
+        [S_DECODING_STEP] = "第 %d 步",
+        [S_PRODUCING] = "產生「%s」",
+        [S_PLACE_DECODING] = "解碼第 %d 步，共 %d 步",
+        [S_PLACE_OF] = "%d / %d",
         [S_ALL_HEADS] = "所有注意力頭",
         [S_SHAPE] = "形狀",
         [S_SOURCE] = "原文",

@@ -5,10 +5,11 @@
 typedef enum { LANG_EN, LANG_ZH_TW, LANG_COUNT } Lang;
 
 typedef enum {
-    S_STEP,             // "Step %d of %d"
-    S_LAYER,
-    S_HEAD,
-    S_DECODING_STEP,
+    S_HEAD,             // in a step's name: "head %d"
+    S_DECODING_STEP,    // "step %d"
+    S_PRODUCING,        // "producing %s"
+    S_PLACE_DECODING,   // the step counter in the decoder: "Decoding step %d of %d"
+    S_PLACE_OF,         // the step counter's index: "%d / %d"
     S_ALL_HEADS,
     S_SHAPE,
     S_SOURCE,

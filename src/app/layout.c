@@ -72,13 +72,7 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     int px = gfx_px(g, 18), big = gfx_px(g, 24), lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
     char id[128], line[512];
     trace_stage_id(s, id, sizeof id);
-    int n = snprintf(line, sizeof line, "%s", id);
-    if (s->layer) n += snprintf(line + n, sizeof line - (size_t)n, "   %s %d", i18n(lang, S_LAYER), s->layer);
-    if (s->head) n += snprintf(line + n, sizeof line - (size_t)n, "   %s %d", i18n(lang, S_HEAD), s->head);
-    if (trace_options(vs->trace)->mode == DECODE_TEACHER && s->dstep)  // one pass over the whole target: no decoding steps
-        snprintf(line + n, sizeof line - (size_t)n, "   %s", i18n(lang, S_TEACHER_FORCING));
-    else if (s->dstep)
-        snprintf(line + n, sizeof line - (size_t)n, "   %s %d", i18n(lang, S_DECODING_STEP), s->dstep);
+    view_step_name(vs->trace, s, lang, line, sizeof line);
     SDL_Rect title = r.title;
     if (trace_options(vs->trace)->no_look_ahead_mask) {
         // the experiment is named on every page, so that no picture of it passes for the real model
@@ -89,7 +83,14 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
         gfx_text(g, box.x + pad, box.y + (box.h - lh) / 2, mark, px, th->accent_text, GFX_LEFT);
         title.w -= w + pad;
     }
-    gfx_text_fit(g, title.x, title.y, title.w, line, big, th->text, GFX_LEFT);
+    // the step's human name, and its stage id small beside it for those who read the JSON
+    int small = gfx_px(g, 14), id_w = gfx_text_width(g, id, small) + 2 * pad;
+    // a long name is set smaller before it is cut, down to the text's size; the id goes first
+    for (int size = 24; size > 18 && gfx_text_width(g, line, big) > title.w; size -= 3) big = gfx_px(g, (float)size - 3);
+    bool with_id = gfx_text_width(g, line, big) + id_w <= title.w;
+    int drawn = gfx_text_fit(g, title.x, title.y, with_id ? title.w - id_w : title.w, line, big, th->text, GFX_LEFT);
+    int big_lh = gfx_line_height(g, big), small_lh = gfx_line_height(g, small);
+    if (with_id) gfx_text(g, title.x + drawn + 2 * pad, title.y + big_lh - small_lh - (big_lh - small_lh) / 6, id, small, th->text_dim, GFX_LEFT);
     gfx_clip(g, &r.view);
     view_draw(g, view ? *view : r.view, vs);
     gfx_clip(g, NULL);

@@ -70,6 +70,59 @@ ViewSwitches view_switches(const ViewState *vs) {
     return w;
 }
 
+const char *view_produced_at(const Trace *t, int d) {
+    if (trace_options(t)->mode == DECODE_TEACHER) return NULL;
+    const Step *choice = view_find_kind(t, STAGE_KIND_CHOICE, d);
+    return choice && choice->row_labels ? choice->row_labels[0] : NULL;
+}
+
+static StageLang stage_lang(Lang lang) { return lang == LANG_ZH_TW ? STAGE_ZH_TW : STAGE_EN; }
+
+const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {
+    const char *sep = lang == LANG_ZH_TW ? "\xE3\x83\xBB" : " \xC2\xB7 ";  // ・ or ·
+    char part[96];
+    stage_human_name(s->stage, s->layer, stage_lang(lang), buf, size);
+    size_t n = strlen(buf);
+    if (s->head && n < size) {
+        snprintf(part, sizeof part, i18n(lang, S_HEAD), s->head);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, part);
+    }
+    if (s->dstep && n < size && trace_options(t)->mode == DECODE_TEACHER) {
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, i18n(lang, S_TEACHER_FORCING));
+    } else if (s->dstep && n < size) {
+        snprintf(part, sizeof part, i18n(lang, S_DECODING_STEP), s->dstep);
+        n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, part);
+        const char *out = view_produced_at(t, s->dstep);
+        if (out && n < size) {
+            snprintf(part, sizeof part, i18n(lang, S_PRODUCING), out);
+            snprintf(buf + n, size - n, "%s%s", lang == LANG_ZH_TW ? "\xEF\xBC\x8C" : ", ", part);  // ，
+        }
+    }
+    return buf;
+}
+
+const char *view_step_place(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {
+    const char *out = view_produced_at(t, s->dstep);
+    if (s->dstep && trace_options(t)->mode != DECODE_TEACHER) {
+        int last = 0;
+        for (int i = 0; i < trace_count(t); i++) last = SDL_max(last, trace_step(t, i)->dstep);
+        int n = snprintf(buf, size, i18n(lang, S_PLACE_DECODING), s->dstep, last);
+        char part[96];
+        if (out && n >= 0 && (size_t)n < size) {
+            snprintf(part, sizeof part, i18n(lang, S_PRODUCING), out);
+            snprintf(buf + n, size - (size_t)n, "%s%s", lang == LANG_ZH_TW ? "\xEF\xBC\x8C" : ", ", part);
+        }
+        return buf;
+    }
+    // the part, and the layer when it has one: the human name up to its first separator after the layer
+    char name[256];
+    stage_human_name(s->stage, s->layer, stage_lang(lang), name, sizeof name);
+    char *cut = strstr(name, lang == LANG_ZH_TW ? "\xE3\x83\xBB" : " \xC2\xB7 ");
+    if (cut) *cut = '\0';
+    snprintf(buf, size, "%s", name);
+    return buf;
+}
+
 // ---- shared by the view files ----
 
 int view_small_px(const ViewState *vs) { return vs->font_px * 4 / 5 > 8 ? vs->font_px * 4 / 5 : 8; }

@@ -74,6 +74,17 @@ void view_given(Gfx *g, SDL_Rect area, const ViewState *vs);
 // The lesson's table (vs->opt.table) with its title, in area, in the view's language.
 void view_table(Gfx *g, SDL_Rect area, const ViewState *vs);
 
+// The human name of step s in lang, from the stage table: "Decoder layer 2 ·
+// cross-attention · weights · head 1 · step 3, producing 在" (「解碼器第 2 層・
+// 交叉注意力・權重・第 1 頭・第 3 步，產生「在」」). Returns buf.
+const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, size_t size);
+// The token decoding step d produced, or NULL (teacher forcing; beam search
+// until its end).
+const char *view_produced_at(const Trace *t, int d);
+// Where step s is, for the step counter: "Decoding step 3 of 7, producing 在",
+// or its part's name ("Encoder layer 1", "Source"). Returns buf.
+const char *view_step_place(const Trace *t, const Step *s, Lang lang, char *buf, size_t size);
+
 // Draws the step vs->step into area: as one view, or with the options as
 // several panels side by side or in a grid.
 void view_draw(Gfx *g, SDL_Rect area, const ViewState *vs);
