@@ -11,8 +11,8 @@ PageRects lay_page(Gfx *g, SDL_Rect area, const ViewOptions *opt) {
         .view = {area.x, top, area.w, area.y + area.h - top - formula_h - pad},
         .formula = {area.x, area.y + area.h - formula_h, area.w, formula_h},
     };
-    if (opt && (opt->given.rows > 0 || opt->table.rows > 0)) {  // a given matrix (8 × 8 at most): a quarter of the width for 4 columns, 2/5 for 8; a table 2/5
-        int c = opt->table.rows > 0 ? 8 : opt->given.cols, w = r.view.w * (c < 4 ? 4 : c) / ((c < 4 ? 4 : c) + 12);
+    if (opt && (opt->given.rows > 0 || opt->table.rows > 0)) {  // a given matrix (8 × 8 at most): a quarter of the width for 4 columns, 2/5 for 8; a table half
+        int c = opt->table.rows > 0 ? 12 : opt->given.cols, w = r.view.w * (c < 4 ? 4 : c) / ((c < 4 ? 4 : c) + 12);
         r.given = (SDL_Rect){r.view.x + r.view.w - w, r.view.y, w, r.view.h};
         r.view.w -= w + 2 * pad;
     }

@@ -368,13 +368,30 @@ void view_table(Gfx *g, SDL_Rect area, const ViewState *vs) {
         for (int r = 0; r < tb->rows; r++) w[c] = SDL_max(w[c], gfx_text_width(g, tb->cells[lang][r][c], px) + 2 * pad);
         total += w[c];
     }
-    for (int c = 0; c < tb->cols && total > area.w; c++) w[c] = w[c] * area.w / total;
+    // too wide: the widest column gives up room first, so that short headers stay whole
+    for (int guard = 0; total > area.w && guard < 64; guard++) {
+        int widest = 0, second = 0;
+        for (int c = 1; c < tb->cols; c++)
+            if (w[c] > w[widest]) widest = c;
+        for (int c = 0; c < tb->cols; c++)
+            if (c != widest) second = SDL_max(second, w[c]);
+        int cut = SDL_min(total - area.w, SDL_max(w[widest] - second, 1));
+        if (w[widest] - cut < 2 * pad) break;
+        w[widest] -= cut;
+        total -= cut;
+    }
+    if (total > area.w) {  // still too wide: every column shrinks alike, its text cut short
+        int sum = 0;
+        for (int c = 0; c < tb->cols; c++) sum += (w[c] = w[c] * area.w / total);
+        total = sum;
+    }
     int row_h = lh + pad;
     for (int r = 0; r < tb->rows && y + row_h <= area.y + area.h; r++, y += row_h) {
         if (r == 0) gfx_fill(g, (SDL_Rect){area.x, y, SDL_min(total, area.w), row_h}, t->panel);
         int x = area.x;
         for (int c = 0; c < tb->cols; x += w[c], c++)
-            gfx_text_fit(g, x + pad, y + pad / 2, w[c] - 2 * pad, tb->cells[lang][r][c], px, r == 0 ? t->text_dim : t->text, GFX_LEFT);
+            if (w[c] > 2 * pad)
+                gfx_text_fit(g, x + pad, y + pad / 2, w[c] - 2 * pad, tb->cells[lang][r][c], px, r == 0 ? t->text_dim : t->text, GFX_LEFT);
         gfx_fill(g, (SDL_Rect){area.x, y + row_h - 1, SDL_min(total, area.w), 1}, t->panel_edge);
     }
 }
