@@ -177,16 +177,13 @@ void bars_draw_timeline(Gfx *g, const Layout *lay, const Theme *th, const Trace 
         gfx_text(g, play.x + play.w / 2, play.y + (tl.h - gfx_line_height(g, lay->small)) / 2, "\xE2\x96\xB6", lay->small, th->text, GFX_CENTER);  // ▶
     }
     int n = trace_count(t);
-    for (int x = 0; x < tl.w; x++) {
-        const Step *ts = trace_step(t, bars_timeline_step(lay, t, tl.x + x));
-        gfx_fill(g, (SDL_Rect){tl.x + x, tl.y, 1, tl.h}, timeline_color(th, ts, timeline_part(ts)));
-    }
-    // each part named where it has room: the source, the encoder's layers, each decoding step and its token
+    // each part a run of one colour, named where it has room: the source, the encoder's layers, each decoding step and its token
     for (int i = 0; i < n;) {
         const Step *first = trace_step(t, i);
         int key = timeline_part(first), j = i + 1;
         while (j < n && timeline_part(trace_step(t, j)) == key) j++;
         int x0 = tl.x + timeline_x(t, tl.w, i), x1 = tl.x + timeline_x(t, tl.w, j);
+        gfx_fill(g, (SDL_Rect){x0, tl.y, SDL_max(1, x1 - x0), tl.h}, timeline_color(th, first, key));
         char label[128];
         timeline_label(t, first, lang, label, sizeof label);
         if (gfx_text_width(g, label, lay->small) + gfx_px(g, 8) <= x1 - x0)

@@ -276,10 +276,11 @@ void gfx_fill(Gfx *g, SDL_Rect r, Color c) {
         // Plain stores, not SDL_FillRect: its streaming (non-temporal) stores
         // followed by ordinary ones for each row's tail made a heatmap of
         // narrow cells take 13 ms instead of 2 (bench_app, src.embed).
-        for (int y = v.y; y < v.y + v.h; y++) {
-            Uint32 *p = pixel(g, v.x, y);
-            for (int x = 0; x < v.w; x++) p[x] = c;
-        }
+        // The first row by stores, the others copied from it: memcpy's wide
+        // moves halve the time of a 4K frame's large cells (bench_app).
+        Uint32 *first = pixel(g, v.x, v.y);
+        for (int x = 0; x < v.w; x++) first[x] = c;
+        for (int y = v.y + 1; y < v.y + v.h; y++) memcpy(pixel(g, v.x, y), first, (size_t)v.w * sizeof *first);
         return;
     }
     for (int y = v.y; y < v.y + v.h; y++)
