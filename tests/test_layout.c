@@ -266,12 +266,54 @@ static void test_zoom_enlarges(void **state) {
     gfx_free(g);
 }
 
+// Golden images at the four sizes a class meets, in explore mode (a heatmap,
+// the masking steps side by side, the beam tree) and in lesson mode (the
+// masking steps beside the narration); tests/golden/size.NAME.WxH.png.
+static void test_goldens_at_four_sizes(void **state) {
+    (void)state;
+    static const int four[][2] = {{1024, 768}, {1280, 720}, {1920, 1080}, {3840, 2160}};
+    static const struct {
+        const char *name, *stage, *lesson;
+        int head, dstep, lesson_step;
+        DecodeMode mode;
+    } shots[] = {
+        {"cross_attn", "dec.L2.cross_attn.weights", NULL, 2, 5, 0, DECODE_GREEDY},
+        {"masking", "dec.L1.self_attn.masked_scores", NULL, 1, 5, 0, DECODE_GREEDY},
+        {"beam", "dec.beam", NULL, 0, 5, 0, DECODE_BEAM},
+        {"lesson", NULL, LESSONS "/03-decoder.lesson", 0, 0, 8, DECODE_GREEDY},
+    };
+    char why[2048], name[96];
+    int failed = 0;
+    for (size_t z = 0; z < sizeof four / sizeof *four; z++)
+        for (size_t i = 0; i < sizeof shots / sizeof *shots; i++) {
+            Error err;
+            Gfx *g = gfx_new(four[z][0], four[z][1], font, &err);
+            if (!g) fail_msg("gfx_new: %s", err.msg);
+            AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE, .scale = window_display_fit(four[z][1]), .lesson = shots[i].lesson,
+                            .models_dir = TT_TEST_DATA "/../../assets/models", .decode = {.mode = shots[i].mode}};
+            App *a = app_new(&o, g, &err);
+            if (!a) fail_msg("app_new: %s", err.msg);
+            if (shots[i].lesson) lm_go(app_lessons(a), a, shots[i].lesson_step);
+            else go_to(a, shots[i].stage, shots[i].head, shots[i].dstep);
+            app_draw(a);
+            snprintf(name, sizeof name, "size.%s.%dx%d", shots[i].name, four[z][0], four[z][1]);
+            if (!golden_matches(gfx_surface(g), name, why, sizeof why)) {
+                fprintf(stderr, "%s\n", why);
+                failed++;
+            }
+            app_free(a);
+            gfx_free(g);
+        }
+    if (failed) fail_msg("%d of the golden images at four sizes differ (above)", failed);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_explore),
         cmocka_unit_test(test_lessons),
         cmocka_unit_test(test_fold_narration),
         cmocka_unit_test(test_zoom_enlarges),
+        cmocka_unit_test(test_goldens_at_four_sizes),
     };
     return fixture_main(tests, sizeof tests / sizeof *tests);
 }
