@@ -368,6 +368,37 @@ static void test_ablate_bad_input(void **state) {
     }
 }
 
+// The window's comparison: the passes without and with the silencing, and the table of each head.
+static void test_compare(void **state) {
+    Fixture *f = *state;
+    DecodeOptions o = teacher(f);
+    o.ablate = parse_ablation("L2H1,L1H3");
+    Trace *t = run(f->m, &f->src, o);
+    TraceCompare c;
+    Error err;
+    if (trace_compare(t, NULL, NULL, 0, &c, &err)) fail_msg("%s", err.msg);
+    Trace *plain = run(f->m, &f->src, teacher(f));
+    assert_true(trace_mean_loss(c.forced[0]) == trace_mean_loss(plain));
+    assert_true(trace_mean_loss(c.forced[1]) == trace_mean_loss(t));
+    double want = get(get(get(f->ref, "ablate"), "L2H1,L1H3"), "mean_loss")->number;
+    assert_true(fabs(trace_mean_loss(c.forced[1]) - want) <= 1e-5 * want);
+    float loss;
+    int best;
+    assert_true(trace_forced_position(c.forced[1], f->tgt.n, &loss, &best));  // the <eos> position
+    assert_false(trace_forced_position(c.forced[1], f->tgt.n + 1, &loss, &best));
+    assert_false(trace_forced_position(c.free[1], 0, &loss, &best));  // not teacher-forced
+    assert_int_equal(trace_options(c.free[0])->mode, DECODE_GREEDY);
+    assert_int_equal(trace_options(c.free[0])->ablate.n, 0);
+    assert_int_equal(trace_options(c.free[1])->ablate.n, 2);
+    double dec_l2_h1 = get(get(f->ref, "each_head"), "dec.L2.cross_attn.H1")->number;
+    int row = f->m->cfg.n_enc + 3;  // dec.L2.cross_attn
+    assert_true(fabs(c.each_head[row * f->m->cfg.nhead] - dec_l2_h1) <= 1e-5 * dec_l2_h1);
+    assert_true(c.aer[0] < 0 && c.aer[1] < 0);  // no supervised head, no corpus
+    trace_compare_deinit(&c);
+    trace_free(plain);
+    trace_free(t);
+}
+
 // The JSON's decode settings list the silenced parts.
 static void test_ablate_in_json(void **state) {
     Fixture *f = *state;
@@ -393,6 +424,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_ablate_properties, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ablate_bad_input, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ablate_in_json, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compare, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bars.h"
+#include "experiment.h"
 #include "export.h"
 #include "help.h"
 #include "image.h"
@@ -62,6 +63,8 @@ struct App {
     int list_at;
     char model_path[4096];
     LessonMode *lesson;         // lessons and the picker, or NULL without a lessons folder
+    bool experiment;            // E: the experiment page in place of the step (experiment.h)
+    XpData xp;                  // what it shows, of t
 };
 
 // Puts t, a trace of model m, in place of the trace: at its start, or at the
@@ -80,6 +83,8 @@ static void swap_trace(App *a, const Model *m, Trace *t, bool keep_place) {
     a->view_data = view_data_new(m, t, -1, NULL);  // once per trace: drawing only reads it
     a->step = step;
     a->hover_row = a->hover_col = -1;
+    if (a->experiment) xp_update(&a->xp, m, a->model_path, t);
+    else xp_clear(&a->xp);
 }
 
 int app_set_sentence(App *a, const char *text) {
@@ -240,6 +245,7 @@ void app_free(App *a) {
     if (!a) return;
     sl_free(a->own_list);
     lm_free(a->lesson);
+    xp_clear(&a->xp);
     view_data_free(a->view_data);
     trace_free(a->t);
     mdl_free(a->m);
@@ -489,6 +495,29 @@ static bool settings_event(App *a, const SDL_Event *e) {
     return taken;
 }
 
+// The experiment: silences a head of the sub-layer of the step shown (head 0:
+// the whole sub-layer), or lets it speak again; the sentence runs again.
+static bool silence(App *a, int head) {
+    const Step *s = trace_step(a->t, a->step);
+    AblPart part;
+    if (!s || !xp_part_of(s, &part)) return false;
+    if (part == ABL_ENC_FFN || part == ABL_DEC_FFN) head = 0;  // a feed-forward sub-layer has no heads
+    DecodeOptions d = a->decode;
+    if (abl_toggle(&d.ablate, (AblItem){(uint8_t)part, (uint8_t)s->layer, (uint16_t)head})) {
+        status_set(&a->status, "%s", i18n(a->lang, S_XP_FULL));
+        return true;
+    }
+    app_set_decode(a, &d);
+    return true;
+}
+
+static bool toggle_experiment(App *a) {
+    a->experiment = !a->experiment;
+    if (a->experiment) xp_update(&a->xp, a->m, a->model_path, a->t);
+    else xp_clear(&a->xp);
+    return true;
+}
+
 static bool key_down(App *a, const SDL_Event *e) {
     const SDL_KeyboardEvent *k = &e->key;
     bool ctrl = k->keysym.mod & KMOD_CTRL, shift = k->keysym.mod & KMOD_SHIFT, alt = k->keysym.mod & KMOD_ALT;
@@ -535,6 +564,16 @@ static bool key_down(App *a, const SDL_Event *e) {
         a->fullscreen_changed = true;
         return true;
     case SDLK_F2: a->lang = (Lang)((a->lang + 1) % LANG_COUNT); return true;
+    case SDLK_e: return !ctrl && toggle_experiment(a);
+    case SDLK_x:
+        if (ctrl) return false;
+        if (e->key.keysym.mod & KMOD_SHIFT) {  // silence nothing
+            DecodeOptions d = a->decode;
+            d.ablate = (Ablation){0};
+            app_set_decode(a, &d);
+            return true;
+        }
+        return silence(a, trace_step(a->t, a->step)->head);
     case SDLK_F1: a->help = !a->help; return true;
     case SDLK_ESCAPE:
         if (a->help) a->help = false;
@@ -626,6 +665,7 @@ static bool mouse_down(App *a, const SDL_Event *e) {
     BarsClick c = bars_click(&a->bars, p.x, p.y);
     if (c.what == BARS_SWITCH) return bars_toggle_view(&a->view, bars_switch_keys[c.index]);
     if (c.what == BARS_LAYER) jump_to(a, c.index, s->head);
+    if (c.what == BARS_HEAD && (SDL_GetModState() & KMOD_ALT)) return silence(a, c.index);  // Alt+click: silence that head
     if (c.what == BARS_HEAD) jump_to(a, s->layer, c.index);
     return c.what != BARS_NONE;
 }
@@ -739,7 +779,8 @@ void app_draw(App *a) {
     ViewState vs = view_state(a, true);
     bars_draw_chips(&a->bars, g, &a->lay, &vs);
     if (content.lesson_panel) lm_draw_panel(a->lesson, g, a->lay.lesson_panel, th, a->lang);
-    lay_draw_page(g, a->lay.page, &vs, &a->view_zoomed);
+    if (a->experiment) xp_draw(g, a->lay.page, &vs, &a->xp);
+    else lay_draw_page(g, a->lay.page, &vs, &a->view_zoomed);
     bars_draw_timeline(g, &a->lay, th, a->t, a->step, a->playing, a->lang);
     char lesson[600];  // where the lesson is, when nothing else is said
     const char *said = *a->status.text || !a->lesson ? a->status.text : lm_status(a->lesson, a->lang, lesson, sizeof lesson);

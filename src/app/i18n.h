@@ -99,6 +99,19 @@ typedef enum {
     S_ON,
     S_OFF,
     S_NO_MASK_MARK,     // the page's title while the experiment runs: "no look-ahead mask"
+    S_SILENCED_MARK,    // the page's title while heads are silenced: "silenced: %s"
+    S_XP_TITLE,         // the experiment page (experiment.c): "Silenced: %s"
+    S_XP_NONE,
+    S_XP_BEFORE,
+    S_XP_AFTER,
+    S_XP_OUTPUT,
+    S_XP_LOSS_AER,      // "teacher-forced mean loss %.3f · AER %s"
+    S_XP_TARGET,
+    S_XP_CHOSEN,
+    S_XP_LOSS,
+    S_XP_EACH_HEAD,     // "Each head silenced alone: … (%.3f with none)"
+    S_XP_HINT,
+    S_XP_FULL,          // the status line: no room for another silenced part
     // lessons (lessonmode.c)
     S_L_STEP,
     S_L_FIRST,

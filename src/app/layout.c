@@ -74,13 +74,20 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     trace_stage_id(s, id, sizeof id);
     view_step_name(vs->trace, s, lang, line, sizeof line);
     SDL_Rect title = r.title;
-    if (trace_options(vs->trace)->no_look_ahead_mask) {
-        // the experiment is named on every page, so that no picture of it passes for the real model
-        const char *mark = i18n(lang, S_NO_MASK_MARK);
-        int w = gfx_text_width(g, mark, px) + 2 * pad;
+    const DecodeOptions *o = trace_options(vs->trace);
+    if (o->no_look_ahead_mask || o->ablate.n) {
+        // an experiment is named on every page, so that no picture of it passes for the real model
+        char mark[320], names[256];
+        int n = o->no_look_ahead_mask ? snprintf(mark, sizeof mark, "%s", i18n(lang, S_NO_MASK_MARK)) : 0;
+        if (o->ablate.n && n >= 0 && n < (int)sizeof mark) {
+            if (n) n += snprintf(mark + n, sizeof mark - (size_t)n, "  \xC2\xB7  ");  // both at once
+            if (n < (int)sizeof mark)
+                snprintf(mark + n, sizeof mark - (size_t)n, i18n(lang, S_SILENCED_MARK), abl_format(&o->ablate, names, sizeof names));
+        }
+        int w = SDL_min(gfx_text_width(g, mark, px) + 2 * pad, title.w / 2);
         SDL_Rect box = {title.x + title.w - w, title.y, w, title.h};
         gfx_fill(g, box, th->accent);
-        gfx_text(g, box.x + pad, box.y + (box.h - lh) / 2, mark, px, th->accent_text, GFX_LEFT);
+        gfx_text_fit(g, box.x + pad, box.y + (box.h - lh) / 2, box.w - 2 * pad, mark, px, th->accent_text, GFX_LEFT);
         title.w -= w + pad;
     }
     // the step's human name, and its stage id small beside it for those who read the JSON

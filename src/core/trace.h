@@ -104,6 +104,22 @@ const DecodeOptions *trace_options(const Trace *t);
 int trace_each_head(const Trace *t, float *out, Error *err);
 // Row r of that table: the sub-layer and its layer (from 1).
 void trace_each_head_part(const Config *c, int r, AblPart *part, int *layer);
+// Before and after silencing (the window's comparison of the experiment):
+// the source of trace t run without its ablation and with it, decoded with
+// its options (greedy in place of teacher forcing) and teacher-forced on
+// target (ids without <eos>; NULL: t's own output, or its target when t is
+// teacher-forced), the table of each head silenced alone on the unsilenced
+// teacher-forced pass, and the AER of the model's supervised head in both
+// passes when the corpus beside model_path (gold.h) aligns the sentence.
+typedef struct {
+    Trace *free[2], *forced[2];  // [0] without the ablation, [1] with it
+    float *each_head;            // (n_enc + 2 × n_dec) × nhead mean losses (trace_each_head_part)
+    double aer[2];               // -1: no gold alignment or no supervised head
+} TraceCompare;
+int trace_compare(const Trace *t, const char *model_path, const int *target, int target_len, TraceCompare *out, Error *err);
+// Position r of a teacher-forced trace: its loss and the most likely token there. False past the end.
+bool trace_forced_position(const Trace *t, int r, float *loss, int *argmax);
+void trace_compare_deinit(TraceCompare *c);
 // The table when the options asked for it (each_head), else NULL.
 const float *trace_each_head_losses(const Trace *t);
 // Bytes the trace holds.
