@@ -7,7 +7,8 @@
 // the desktop's messages.
 //
 // node tests/test_web.mjs [NATIVE_PROGRAM]   exit 77 (skipped) without the web
-// build, Chromium or puppeteer-core. TT_WEB_SHOTS=DIR also saves screenshots.
+// build, Chromium or puppeteer-core. TT_WEB_SHOTS=DIR also saves the README's
+// screenshots there (TT_WEB_SHOTS=docs).
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import { createRequire } from "node:module";
@@ -131,7 +132,7 @@ async function canvasPng(page) {
 async function shot(page, name) {
   if (!shots) return;
   fs.mkdirSync(shots, { recursive: true });
-  await page.screenshot({ path: path.join(shots, `${name}.png`) });
+  await page.screenshot({ path: path.join(shots, `screenshot-${name}.png`) });
 }
 
 // A PNG whose chunks' CRCs hold and whose pixels inflate to its size: [w, h] or null.
@@ -212,7 +213,6 @@ async function main() {
     const ok = i >= 0 && !r.error && r.differing <= MAX_DIFFERING * r.total;
     check(ok, `the canvas equals the golden ${name}`, r.error || `${r.differing} of ${r.total} pixels differ`);
     if (!ok) fs.writeFileSync(path.join(downloads, `${name}.actual.png`), await canvasPng(page));
-    if (name === "dec.L2.cross_attn.weights") await shot(page, "web-cross-attention");
     for (const k of keys) await press(page, k);  // back as it was
   }
 
@@ -309,7 +309,6 @@ async function main() {
   page = await open("?lesson=01-overview");
   s = await state(page);
   check(s.lesson_step === 0, "?lesson=01-overview opens the lesson", `lesson step ${s.lesson_step}, status "${s.status}"`);
-  await shot(page, "web-lesson");
   await press(page, "ArrowRight");
   s = await state(page);
   check(s.lesson_step === 1 && !s.revealed, "→ goes to the lesson's next step, its question not yet answered", JSON.stringify(s));
@@ -338,7 +337,6 @@ async function main() {
 
   // ---- the bare page: the lesson picker, offline after the first visit -------------
   page = await open("", true);
-  await shot(page, "web-picker");
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null ||
                                    navigator.serviceWorker.ready.then(() => true), { timeout: 10000 }).catch(() => {});
   await page.evaluate(() => navigator.serviceWorker.ready);

@@ -95,7 +95,9 @@ if [ ! -f "$prefix/.done" ]; then
     say "building the libraries into $prefix"
     # zlib's CMake file wants the Windows resources Debian's source leaves out: its sources directly
     mkdir -p "$cache/build/zlib" "$prefix/lib" "$prefix/include"
+    # zconf.h as zlib's configure writes it (the source's own, found first beside zlib.h, lacks unistd.h)
     sed 's/^#ifdef HAVE_UNISTD_H.*/#if 1/; s/^#ifdef HAVE_STDARG_H.*/#if 1/' "${dir[zlib]}/zconf.h.in" >"$prefix/include/zconf.h"
+    cp "$prefix/include/zconf.h" "${dir[zlib]}/zconf.h"
     for f in adler32 compress crc32 deflate gzclose gzlib gzread gzwrite infback inffast inflate inftrees trees uncompr zutil; do
         nice -n 15 emcc -O2 -c "${dir[zlib]}/$f.c" -I"$prefix/include" -o "$cache/build/zlib/$f.o"
     done
