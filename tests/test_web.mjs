@@ -10,6 +10,7 @@
 // build, Chromium or puppeteer-core. TT_WEB_SHOTS=DIR also saves the README's
 // screenshots there (TT_WEB_SHOTS=docs).
 import { execFileSync } from "node:child_process";
+import crypto from "node:crypto";
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import os from "node:os";
@@ -34,6 +35,20 @@ function skip(why) {
   process.exit(77);
 }
 if (!fs.existsSync(path.join(site, "transformer-tracer.wasm"))) skip(`no web build in ${site} (bash tools/build-web.sh)`);
+// the folder's sources against the tree's (tools/build-web.sh writes sources.sha256)
+function sourcesHash() {
+  const files = [];
+  const walk = (d) => {
+    for (const e of fs.readdirSync(path.join(root, d), { withFileTypes: true }))
+      e.isDirectory() ? walk(`${d}/${e.name}`) : files.push(`${d}/${e.name}`);
+  };
+  ["src", "lessons", "assets", "web"].forEach(walk);
+  files.sort();
+  const lines = files.map((f) => `${crypto.createHash("sha256").update(fs.readFileSync(path.join(root, f))).digest("hex")}  ${f}\n`);
+  return crypto.createHash("sha256").update(lines.join("")).digest("hex");
+}
+const built = fs.existsSync(path.join(site, "sources.sha256")) ? fs.readFileSync(path.join(site, "sources.sha256"), "utf8").trim() : "";
+if (built !== sourcesHash()) skip(`the web build in ${site} is older than the sources (bash tools/build-web.sh)`);
 if (!fs.existsSync(chromium)) skip(`no ${chromium} (apt-get install chromium)`);
 let puppeteer;
 try {

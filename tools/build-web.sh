@@ -194,6 +194,8 @@ nice -n 15 emcc -O3 "${cflags[@]}" -I"$root/bench" "$root/bench/bench_trace.c" "
     --preload-file "$root/assets/models/en-zh-random.safetensors@/data/assets/models/en-zh-random.safetensors"
 cp "$obj/transformer-tracer.js" "$obj/transformer-tracer.wasm" "$obj/transformer-tracer.data" "$obj"/bench.* "$out/"
 cp "$root"/web/* "$out/"
+# what it was built from, so that tests/test_web.mjs knows a folder older than the sources
+(cd "$root" && find src lessons assets web -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-64) >"$out/sources.sha256"
 build=$(cat "$out"/transformer-tracer.* "$out/index.html" | sha256sum | cut -c1-12)
 sed -i "s/@BUILD@/$build/" "$out/sw.js"
 # what a visitor downloads (the benchmark page apart)
