@@ -15,6 +15,7 @@
 // runs them.
 
 #include "app_fixture.h"
+#include "settings_panel.h"
 
 // ---- golden images -----------------------------------------------------------------
 
@@ -447,8 +448,50 @@ static void test_silence_keys(void **state) {
     expect_int("X on src.tokens", key(f->a, SDLK_x, KMOD_NONE), 0);
 }
 
+// The decoding sliders: a press on the track and a drag set the value, the
+// sentence running again at each new value; letting go ends the drag; the
+// ends of the track are the panel's bounds.
+static void test_sliders(void **state) {
+    Fixture *f = *state;
+    DecodeOptions d = *app_decode(f->a);
+    d.mode = DECODE_SAMPLE;
+    expect_int("sampling", app_set_decode(f->a, &d), 0);
+    key(f->a, SDLK_d, KMOD_NONE);
+    app_draw(f->a);
+    SDL_Rect t = app_slider(f->a, ROW_TEMPERATURE), k = app_slider(f->a, ROW_TOP_K), p = app_slider(f->a, ROW_TOP_P);
+    if (t.w <= 0 || k.w <= 0 || p.w <= 0) fail_msg("expected: the temperature, top-k and top-p sliders, got: widths %d, %d, %d", t.w, k.w, p.w);
+    mouse(f->a, SDL_MOUSEBUTTONDOWN, t.x + t.w - 1, t.y + t.h / 2);
+    if (!(trace_options(app_trace(f->a))->temperature == 5.0f)) fail_msg("temperature at the right end: got: %g", (double)trace_options(app_trace(f->a))->temperature);
+    mouse(f->a, SDL_MOUSEMOTION, t.x - 50, t.y + t.h / 2);  // past the left end: the lowest
+    if (!(trace_options(app_trace(f->a))->temperature == 0.1f)) fail_msg("temperature dragged to the left end: got: %g", (double)trace_options(app_trace(f->a))->temperature);
+    mouse(f->a, SDL_MOUSEMOTION, t.x + (t.w - 1) / 2, t.y + 200);  // the drag follows x alone
+    float mid = trace_options(app_trace(f->a))->temperature;
+    if (!(mid > 0.6f && mid < 0.8f)) fail_msg("temperature halfway (log scale: about 0.7): got: %g", (double)trace_options(app_trace(f->a))->temperature);
+    mouse(f->a, SDL_MOUSEBUTTONUP, t.x, t.y);
+    mouse(f->a, SDL_MOUSEMOTION, t.x + t.w - 1, t.y + t.h / 2);
+    if (!(trace_options(app_trace(f->a))->temperature == mid)) fail_msg("let go: the pointer moves the knob no more: got: %g", (double)trace_options(app_trace(f->a))->temperature);
+    mouse(f->a, SDL_MOUSEBUTTONDOWN, k.x + k.w / 2, k.y + k.h / 2);
+    mouse(f->a, SDL_MOUSEBUTTONUP, k.x, k.y);
+    int half = voc_size(app_model(f->a)->tgt) / 2;
+    int got = trace_options(app_trace(f->a))->top_k;
+    if (got < half - 1 || got > half + 1) fail_msg("top-k halfway: expected: about %d, got: %d", half, got);
+    mouse(f->a, SDL_MOUSEBUTTONDOWN, p.x, p.y + p.h / 2);
+    mouse(f->a, SDL_MOUSEBUTTONUP, p.x, p.y);
+    if (!(trace_options(app_trace(f->a))->top_p == 0.05f)) fail_msg("top-p at the left end: got: %g", (double)trace_options(app_trace(f->a))->top_p);
+    // the beam width's slider, with beam search
+    d = *app_decode(f->a);
+    d.mode = DECODE_BEAM;
+    expect_int("beam search", app_set_decode(f->a, &d), 0);
+    app_draw(f->a);
+    SDL_Rect b = app_slider(f->a, ROW_BEAM);
+    mouse(f->a, SDL_MOUSEBUTTONDOWN, b.x + b.w - 1, b.y + b.h / 2);
+    mouse(f->a, SDL_MOUSEBUTTONUP, b.x, b.y);
+    expect_int("beam width at the right end", trace_options(app_trace(f->a))->beam_width, 16);
+}
+
 int main(void) {
     const struct CMUnitTest behaviour[] = {
+        cmocka_unit_test_setup_teardown(test_sliders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_silence_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_step_png, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_step_png_unwritable, setup, teardown),

@@ -370,6 +370,12 @@ void app_set_sentences(App *a, SentenceList *list) {
 }
 bool app_settings_open(const App *a) { return a->sp.open; }
 
+SDL_Rect app_slider(const App *a, int row) {
+    for (int i = 0; i < a->sp.n_hits; i++)
+        if ((int)a->sp.hits[i].row == row && a->sp.hits[i].choice == SP_SLIDER) return a->sp.hits[i].r;
+    return (SDL_Rect){0};
+}
+
 int app_unknown_spans(App *a, int *start, int *end, int max) {
     tb_analyse(&a->tb, a->m->src, a->sentence, a->lang);
     return tb_unknown_spans(&a->tb, start, end, max);
@@ -718,9 +724,12 @@ static bool free_event(App *a, const SDL_Event *e) {
     case SDL_TEXTINPUT:
     case SDL_TEXTEDITING: return text_box_event(a, e);
     case SDL_MOUSEBUTTONDOWN: return e->button.button == SDL_BUTTON_LEFT && mouse_down(a, e);
-    case SDL_MOUSEBUTTONUP: a->dragging = false; return false;
+    case SDL_MOUSEBUTTONUP:
+        a->dragging = false;
+        return settings_event(a, e);  // a slider let go
     case SDL_MOUSEWHEEL: return pan(a, e);
     case SDL_MOUSEMOTION:
+        if (a->sp.dragging) return settings_event(a, e);  // a slider's knob: the sentence runs again at each value
         a->mouse_x = e->motion.x;
         a->mouse_y = e->motion.y;
         if (a->dragging) timeline_to(a, e->motion.x);

@@ -87,6 +87,8 @@ void app_set_sentences(App *a, SentenceList *list);
 int app_unknown_spans(App *a, int *start, int *end, int max);
 int app_suggestions(App *a, const char **words, int max);
 bool app_settings_open(const App *a);
+// Where the last frame drew the settings panel's slider of row (a SettingsRow); w 0 when none.
+SDL_Rect app_slider(const App *a, int row);
 // The size of a heatmap cell of the step shown in the last frame drawn, for
 // tests of the layout; false when the step is not shown as a heatmap.
 bool app_cell_size(App *a, int *w, int *h);

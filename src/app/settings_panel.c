@@ -128,6 +128,44 @@ static void change(SettingsPanel *sp, const SpState *st, SettingsRow row, int de
     out->decode = d;
 }
 
+// The sliders: beam width 1 to 16, temperature 0.1 to 5 on a log scale, top-k 0 (all) to the vocabulary, top-p 0.05 to 1.
+static bool is_slider(SettingsRow row) { return row == ROW_BEAM || row == ROW_TEMPERATURE || row == ROW_TOP_K || row == ROW_TOP_P; }
+
+// Where the row's value sits on its slider, 0 to 1.
+static float slider_at(const SpState *st, SettingsRow row) {
+    const DecodeOptions *d = st->decode;
+    switch (row) {
+    case ROW_BEAM: return ((float)(d->beam_width ? d->beam_width : 4) - 1.0f) / 15.0f;
+    case ROW_TEMPERATURE: return logf((d->temperature > 0 ? d->temperature : 1.0f) / 0.1f) / logf(50.0f);
+    case ROW_TOP_K: return (float)d->top_k / (float)voc_size(st->model->tgt);
+    case ROW_TOP_P: return ((d->top_p > 0 ? d->top_p : 1.0f) - 0.05f) / 0.95f;
+    default: return 0.0f;
+    }
+}
+
+// The options with the slider of row at fraction f (0 to 1), rounded as its − and + step.
+static DecodeOptions slider_set(const SpState *st, SettingsRow row, float f) {
+    DecodeOptions d = *st->decode;
+    f = clamp_float(f, 0.0f, 1.0f);
+    switch (row) {
+    case ROW_BEAM: d.beam_width = 1 + (int)lroundf(f * 15.0f); break;
+    case ROW_TEMPERATURE: d.temperature = clamp_float(roundf(0.1f * expf(f * logf(50.0f)) * 10.0f) / 10.0f, 0.1f, 5.0f); break;
+    case ROW_TOP_K: d.top_k = (int)lroundf(f * (float)voc_size(st->model->tgt)); break;
+    case ROW_TOP_P: d.top_p = clamp_float(roundf((0.05f + f * 0.95f) * 20.0f) / 20.0f, 0.05f, 1.0f); break;
+    default: break;
+    }
+    return d;
+}
+
+// The slider's change for the pointer at x over track: none when the value stays.
+static void slide(const SettingsPanel *sp, const SpState *st, int x, SpChange *out) {
+    DecodeOptions d = slider_set(st, sp->drag_row, sp->drag_track.w > 1 ? (float)(x - sp->drag_track.x) / (float)(sp->drag_track.w - 1) : 0.0f);
+    const DecodeOptions *o = st->decode;
+    if (d.beam_width == o->beam_width && d.temperature == o->temperature && d.top_k == o->top_k && d.top_p == o->top_p) return;
+    out->what = SP_DECODE;
+    out->decode = d;
+}
+
 const char *sp_mode_name(Lang lang, DecodeMode mode) {
     static const StringId names[] = {S_GREEDY, S_BEAM, S_SAMPLING, S_TEACHER_FORCING};
     return i18n(lang, names[mode]);
@@ -157,6 +195,14 @@ bool sp_event(SettingsPanel *sp, const SDL_Event *e, const SpState *st, SpChange
         bool mods = e->key.keysym.mod & (KMOD_CTRL | KMOD_SHIFT | KMOD_ALT);
         return sp->open && !mods && settings_key(sp, st, e->key.keysym.sym, out);
     }
+    if (e->type == SDL_MOUSEMOTION && sp->dragging) {  // the knob follows the pointer; each new value runs
+        slide(sp, st, e->motion.x, out);
+        return true;
+    }
+    if (e->type == SDL_MOUSEBUTTONUP && sp->dragging) {
+        sp->dragging = false;
+        return true;
+    }
     if (e->type != SDL_MOUSEBUTTONDOWN || e->button.button != SDL_BUTTON_LEFT) return false;
     SDL_Point p = {e->button.x, e->button.y};
     // what is drawn on top first
@@ -164,7 +210,12 @@ bool sp_event(SettingsPanel *sp, const SDL_Event *e, const SpState *st, SpChange
         if (SDL_PointInRect(&p, &sp->hits[i].r)) {
             const SpHit *h = &sp->hits[i];
             sp->row = h->row;
-            if (h->choice < 0) {
+            if (h->choice == SP_SLIDER) {
+                sp->dragging = true;
+                sp->drag_row = h->row;
+                sp->drag_track = h->r;
+                slide(sp, st, p.x, out);
+            } else if (h->choice < 0) {
                 change(sp, st, h->row, h->delta, out);
             } else if ((DecodeMode)h->choice != st->decode->mode) {
                 out->what = SP_DECODE;
@@ -261,6 +312,17 @@ void sp_draw(SettingsPanel *sp, Gfx *g, const SpState *st, const Theme *th, Lang
         wg_button(g, th, plus, "+", px, false);
         add_hit(sp, plus, rows[i], 1, -1);
         int vx = r.x + r.w + pad / 2, vw = plus.x - pad / 2 - vx;
+        if (is_slider(rows[i]) && vw > gfx_px(g, 160)) {
+            // the value, then its slider: a track and a knob, the whole height of the row clickable
+            int value_w = gfx_px(g, 64), knob_w = gfx_px(g, 10);
+            gfx_text_fit(g, vx, y + (row_h - lh) / 2, value_w, value, px, th->text, GFX_LEFT);
+            SDL_Rect track = {vx + value_w + pad / 2, r.y, plus.x - pad - (vx + value_w + pad / 2), r.h};
+            gfx_fill(g, (SDL_Rect){track.x, track.y + track.h / 2 - gfx_px(g, 2), track.w, gfx_px(g, 4)}, th->panel_edge);
+            int kx = track.x + (int)lroundf(clamp_float(slider_at(st, rows[i]), 0.0f, 1.0f) * (float)(track.w - 1)) - knob_w / 2;
+            gfx_fill(g, (SDL_Rect){kx, track.y, knob_w, track.h}, th->accent);
+            add_hit(sp, track, rows[i], 0, SP_SLIDER);
+            continue;
+        }
         gfx_text_fit(g, vx, y + (row_h - lh) / 2, vw, value, px, th->text, GFX_LEFT);
     }
     gfx_text_fit(g, box.x + pad, box.y + box.h - pad - gfx_line_height(g, small), box.w - 2 * pad, i18n(lang, S_SETTINGS_HINT), small,

@@ -18,7 +18,9 @@
 typedef enum { ROW_MODEL, ROW_STRATEGY, ROW_BEAM, ROW_TEMPERATURE, ROW_TOP_K, ROW_TOP_P, ROW_SEED, ROW_MAX_STEPS, ROW_SPECIAL, ROW_MASK, ROW_EXPORT_SCALE,
                ROW_COUNT } SettingsRow;
 
-// A clickable part of the panel: a row's − or + (delta), or a strategy (choice ≥ 0).
+// A clickable part of the panel: a row's − or + (delta), a strategy (choice ≥ 0),
+// or a slider's track (choice SP_SLIDER).
+enum { SP_SLIDER = -2 };
 typedef struct {
     SDL_Rect r;
     SettingsRow row;
@@ -34,6 +36,9 @@ typedef struct {
     SDL_Rect button, box;       // where the last frame drew the button and the panel
     SpHit hits[48];
     int n_hits;
+    bool dragging;              // a slider's knob is held: the mouse's motion sets drag_row
+    SettingsRow drag_row;
+    SDL_Rect drag_track;
 } SettingsPanel;
 
 // What the panel shows: the App's, read at each call.
@@ -59,7 +64,8 @@ void sp_deinit(SettingsPanel *sp);
 void sp_set_model(SettingsPanel *sp, const char *path);
 
 // Arrow keys in the open panel (↑ ↓ a row, ← → its value), clicks on it and
-// on its button. Returns whether it took the event; a change goes into out.
+// on its button; the beam width, temperature, top-k and top-p are sliders,
+// which a press on the track and a drag set, changing on every step. Returns whether it took the event; a change goes into out.
 bool sp_event(SettingsPanel *sp, const SDL_Event *e, const SpState *st, SpChange *out);
 // The panel under sp->button, when open.
 void sp_draw(SettingsPanel *sp, Gfx *g, const SpState *st, const Theme *th, Lang lang);
