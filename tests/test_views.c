@@ -489,6 +489,15 @@ static void test_sliders(void **state) {
     expect_int("beam width at the right end", trace_options(app_trace(f->a))->beam_width, 16);
 }
 
+// C changes the colour map and names the new one in the status line.
+static void test_c_names_the_map(void **state) {
+    Fixture *f = *state;
+    key(f->a, SDLK_c, KMOD_NONE);
+    expect_contains("status after C", app_status(f->a), cmap_name(CMAP_CIVIDIS));
+    key(f->a, SDLK_c, KMOD_NONE);
+    expect_contains("status after C twice", app_status(f->a), cmap_name(CMAP_MAGMA));
+}
+
 int main(void) {
     const struct CMUnitTest behaviour[] = {
         cmocka_unit_test_setup_teardown(test_sliders, setup, teardown),
@@ -502,6 +511,7 @@ int main(void) {
         cmocka_unit_test(test_view_without_data_says_so),
         cmocka_unit_test(test_stage_kinds),
         cmocka_unit_test_setup_teardown(test_step_names, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_c_names_the_map, setup, teardown),
     };
     enum { N_BEHAVIOUR = sizeof behaviour / sizeof *behaviour };
     // the goldens: one test each, named after its file, and each view at extreme sizes

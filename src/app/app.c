@@ -595,8 +595,10 @@ static bool key_down(App *a, const SDL_Event *e) {
         if (!ctrl) a->dark = !a->dark;
         return !ctrl;
     case SDLK_c:
-        if (!ctrl) a->cmap = (Colormap)((a->cmap + 1) % CMAP_COUNT);
-        return !ctrl;
+        if (ctrl) return false;
+        a->cmap = (Colormap)((a->cmap + 1) % CMAP_COUNT);
+        status_set(&a->status, i18n(a->lang, S_CMAP), cmap_name(a->cmap));  // the change is seen and named
+        return true;
     case SDLK_m:
     case SDLK_g:
     case SDLK_v:

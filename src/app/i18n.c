@@ -51,6 +51,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                             "In a web page: Alt + Enter\tfull screen (the browser keeps F11)\n"
                             "In a web page: Alt + O, or drop a file\topen a lesson (.lesson) or a sentence list",
         [S_SAVED] = "Saved %s",
+        [S_CMAP] = "Colour map: %s (C: the next one)",
         [S_ZOOMED] = "Zoom %d%%: the wheel pans the view (Shift+wheel: across); Ctrl+0: normal size",
         [S_TYPE_SENTENCE] = "Type an English sentence and press Enter",
         [S_UNKNOWN_WORDS] = "Not in the vocabulary, read as <unk>:%s",
@@ -216,6 +217,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                             "網頁中：Alt + Enter\t全螢幕（F11 由瀏覽器使用）\n"
                             "網頁中：Alt + O，或拖放檔案\t開啟課程（.lesson）或句子清單",
         [S_SAVED] = "已儲存 %s",
+        [S_CMAP] = "色彩對應：%s（C：下一個）",
         [S_ZOOMED] = "縮放 %d%%：滾輪移動檢視（Shift+滾輪：左右）；Ctrl+0：正常大小",
         [S_TYPE_SENTENCE] = "輸入英文句子，按 Enter 執行",
         [S_UNKNOWN_WORDS] = "不在詞彙表中，以 <unk> 代替：%s",

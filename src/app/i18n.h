@@ -18,6 +18,7 @@ typedef enum {
     S_HELP_WEB_KEYS,    // in a web page: the keys that stand for the browser's own, one per line
     S_SAVED,            // "Saved %s"
     S_ZOOMED,           // Ctrl++: "Zoom %d%%: …"
+    S_CMAP,             // C: "Colour map: %s"
     S_TYPE_SENTENCE,
     S_UNKNOWN_WORDS,    // "Not in the vocabulary, read as <unk>: %s"
     S_PLAYING,

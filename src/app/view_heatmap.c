@@ -179,6 +179,16 @@ static void draw_colorbar(Gfx *g, const HeatLayout *L, const ViewState *vs, cons
     gfx_text(g, x, L->bar.y - lh / 4, buf, L->small_px, t->text_dim, GFX_LEFT);
     view_format_value(buf, sizeof buf, L->lo);
     gfx_text(g, x, SDL_max(L->bar.y + L->bar.h - lh, L->bar.y + lh), buf, L->small_px, t->text_dim, GFX_LEFT);
+    // the masked cells named beside the bar's middle: −∞ before the softmax, an exact 0 after it
+    bool masks = causal_masked(vs, s, 0, 1) && (s->stage->kind_id == STAGE_KIND_ATTENTION || s->stage->kind_id == STAGE_KIND_SCORES);
+    if (!masks || L->bar.h < 4 * lh) return;
+    bool zero = s->stage->kind_id == STAGE_KIND_ATTENTION;
+    SDL_Rect sw = {x, L->bar.y + L->bar.h / 2 - L->bar.w / 2, L->bar.w, L->bar.w};
+    gfx_fill(g, sw, zero ? t->background : t->masked);
+    if (!zero) gfx_hatch(g, sw, gfx_px(g, 7), t->panel_edge);
+    gfx_frame(g, sw, 1, t->panel_edge);
+    gfx_text(g, sw.x + sw.w + gfx_px(g, 4), sw.y + (sw.h - lh) / 2, zero ? "0" : "\xE2\x88\x92\xE2\x88\x9E", L->small_px, t->text_dim,
+             GFX_LEFT);  // 0 or −∞
 }
 
 // Columns too narrow for every label: the columns of each row's largest
@@ -258,10 +268,13 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
         for (int c = 0; c < s->cols; c++) {
             float v = trace_row(s, r)[c];
             SDL_Rect cell = {L.grid.x + c * L.cell_w, y, L.cell_w, L.cell_h};
-            bool masked = isinf(v) || causal_masked(vs, s, r, c);
-            Color fill = masked ? t->masked : cmap_color(vs->cmap, (v - L.lo) / (L.hi - L.lo));
+            // −∞ (a masked score) hatched grey; the exact 0 the softmax makes of it left blank, edged
+            bool zero = causal_masked(vs, s, r, c) && s->stage->kind_id == STAGE_KIND_ATTENTION && v == 0.0f;
+            bool masked = !zero && (isinf(v) || causal_masked(vs, s, r, c));
+            Color fill = masked ? t->masked : zero ? t->background : cmap_color(vs->cmap, (v - L.lo) / (L.hi - L.lo));
             gfx_fill(g, cell, fill);
             if (masked) gfx_hatch(g, cell, gfx_px(g, 7), t->panel_edge);  // never mistaken for a small value
+            if (zero) gfx_frame(g, cell, 1, t->panel_edge);
             if (L.values) {
                 view_format_value(buf, sizeof buf, v);
                 gfx_text(g, cell.x + L.cell_w / 2, cell.y + (L.cell_h - vlh) / 2, buf, L.value_px,
