@@ -18,6 +18,30 @@ static void test_text_needs_ctrl_l(void **state) {
     assert_false(type(a, "y"));
 }
 
+// Ctrl+L selects the whole sentence, so what is typed replaces it; Shift+arrows
+// select; Ctrl+A selects all; an arrow alone ends the selection.
+static void test_select_replaces(void **state) {
+    App *a = ((Fixture *)*state)->a;
+    key(a, SDLK_l, KMOD_LCTRL);
+    type(a, "the mat .");
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_str("typed over the selected sentence", app_sentence(a), "the mat .");
+    key(a, SDLK_l, KMOD_LCTRL);
+    key(a, SDLK_RIGHT, KMOD_NONE);  // the selection ends at its end: typing adds
+    type(a, " .");
+    key(a, SDLK_LEFT, KMOD_LSHIFT);
+    key(a, SDLK_LEFT, KMOD_LSHIFT);
+    key(a, SDLK_BACKSPACE, KMOD_NONE);  // the two characters selected, gone at once
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_str("after Shift+← twice and Backspace", app_sentence(a), "the mat .");
+    key(a, SDLK_l, KMOD_LCTRL);
+    key(a, SDLK_END, KMOD_NONE);
+    key(a, SDLK_a, KMOD_LCTRL);
+    type(a, "the cat");
+    key(a, SDLK_RETURN, KMOD_NONE);
+    expect_str("after Ctrl+A", app_sentence(a), "the cat");
+}
+
 static void test_typing_multibyte(void **state) {
     App *a = ((Fixture *)*state)->a;
     edit_afresh(a);
@@ -343,6 +367,7 @@ static void test_unknown_words_underlined(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_text_needs_ctrl_l, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_select_replaces, setup, teardown),
         cmocka_unit_test_setup_teardown(test_typing_multibyte, setup, teardown),
         cmocka_unit_test_setup_teardown(test_input_method, setup, teardown),
         cmocka_unit_test_setup_teardown(test_only_unknown_words_keep_text, setup, teardown),

@@ -90,6 +90,7 @@ static int setup_golden(void **state) {
         else if (*k == 'v') key(f->a, SDLK_v, KMOD_NONE);
         else if (*k == 'e') {
             key(f->a, SDLK_l, KMOD_LCTRL);
+            key(f->a, SDLK_END, KMOD_NONE);  // Ctrl+L selects the sentence: End keeps it to edit
             keys(f->a, SDLK_BACKSPACE, 5);  // "mat ."
             type(f->a, "我的");
             compose(f->a, "ㄇㄠ");

@@ -14,7 +14,7 @@ void tb_deinit(TextBox *tb) { memset(tb, 0, sizeof *tb); }
 
 void tb_set_text(TextBox *tb, const char *text) {
     snprintf(tb->edit, sizeof tb->edit, "%s", text);
-    tb->cursor = strlen(tb->edit);
+    tb->cursor = tb->anchor = strlen(tb->edit);
     tb->analysed = false;
 }
 
@@ -25,6 +25,7 @@ void tb_stale(TextBox *tb) { tb->analysed = false; }
 void tb_start(TextBox *tb) {
     tb->editing = true;
     tb->cursor = strlen(tb->edit);
+    tb->anchor = 0;  // the whole sentence selected: typing replaces it, an arrow keeps it
     tb->analysed = false;
     tb->suggest_closed = false;
     SDL_StartTextInput();
@@ -37,7 +38,18 @@ void tb_stop(TextBox *tb) {
     SDL_StopTextInput();
 }
 
+// Removes the selected text, if any; true when there was some.
+static bool delete_selection(TextBox *tb) {
+    if (tb->anchor == tb->cursor) return false;
+    size_t a = tb->anchor < tb->cursor ? tb->anchor : tb->cursor, b = tb->anchor < tb->cursor ? tb->cursor : tb->anchor;
+    memmove(tb->edit + a, tb->edit + b, strlen(tb->edit) - b + 1);
+    tb->cursor = tb->anchor = a;
+    tb->text_changed = true;
+    return true;
+}
+
 static void insert_text(TextBox *tb, const char *text, Lang lang) {
+    delete_selection(tb);
     size_t len = strlen(tb->edit), add = strlen(text);
     if (len + add >= TB_MAX) {
         add = TB_MAX - 1 - len;
@@ -47,6 +59,7 @@ static void insert_text(TextBox *tb, const char *text, Lang lang) {
     memmove(tb->edit + tb->cursor + add, tb->edit + tb->cursor, len - tb->cursor + 1);
     memcpy(tb->edit + tb->cursor, text, add);
     tb->cursor += add;
+    tb->anchor = tb->cursor;
     tb->keep_status = add < strlen(text);
     tb->suggest_closed = false;  // the message that text was left out stays over the unknown words
     tb->text_changed = true;
@@ -222,7 +235,7 @@ static void accept_suggestion(TextBox *tb, int i) {
     memmove(tb->edit + tb->word_start + wl + space, tb->edit + tb->word_end, tail + 1);
     memcpy(tb->edit + tb->word_start, w, wl);
     if (space) tb->edit[tb->word_start + wl] = ' ';
-    tb->cursor = tb->word_start + wl + 1;
+    tb->cursor = tb->anchor = tb->word_start + wl + 1;
     tb->suggest_sel = -1;
     tb->text_changed = true;
     tb->analysed = false;
@@ -262,23 +275,39 @@ static TbResult edit_key(TextBox *tb, const SDL_KeyboardEvent *k, Lang lang) {
     case SDLK_BACKSPACE:
         tb->text_changed = true;
         tb->suggest_closed = false;
+        if (delete_selection(tb)) return TB_TAKEN;
         if (tb->cursor > 0) {
             size_t p = prev_char(tb->edit, tb->cursor);
             memmove(tb->edit + p, tb->edit + tb->cursor, strlen(tb->edit) - tb->cursor + 1);
-            tb->cursor = p;
+            tb->cursor = tb->anchor = p;
         }
         return TB_TAKEN;
     case SDLK_DELETE:
         tb->text_changed = true;
+        if (delete_selection(tb)) return TB_TAKEN;
         if (tb->edit[tb->cursor]) {
             size_t q = next_char(tb->edit, tb->cursor);
             memmove(tb->edit + tb->cursor, tb->edit + q, strlen(tb->edit) - q + 1);
         }
         return TB_TAKEN;
-    case SDLK_LEFT: tb->cursor = prev_char(tb->edit, tb->cursor); return TB_TAKEN;
-    case SDLK_RIGHT: tb->cursor = next_char(tb->edit, tb->cursor); return TB_TAKEN;
-    case SDLK_HOME: tb->cursor = 0; return TB_TAKEN;
-    case SDLK_END: tb->cursor = strlen(tb->edit); return TB_TAKEN;
+    case SDLK_LEFT:
+    case SDLK_RIGHT:
+    case SDLK_HOME:
+    case SDLK_END: {
+        bool shift = k->keysym.mod & KMOD_SHIFT;  // Shift selects as the cursor moves
+        size_t lo = tb->anchor < tb->cursor ? tb->anchor : tb->cursor, hi = tb->anchor < tb->cursor ? tb->cursor : tb->anchor;
+        if (!shift && lo != hi && (sym == SDLK_LEFT || sym == SDLK_RIGHT)) tb->cursor = sym == SDLK_LEFT ? lo : hi;  // to the selection's end
+        else if (sym == SDLK_LEFT) tb->cursor = prev_char(tb->edit, tb->cursor);
+        else if (sym == SDLK_RIGHT) tb->cursor = next_char(tb->edit, tb->cursor);
+        else tb->cursor = sym == SDLK_HOME ? 0 : strlen(tb->edit);
+        if (!shift) tb->anchor = tb->cursor;
+        return TB_TAKEN;
+    }
+    case SDLK_a:  // Ctrl+A: all
+        if (!(k->keysym.mod & KMOD_CTRL)) return TB_IGNORED;
+        tb->anchor = 0;
+        tb->cursor = strlen(tb->edit);
+        return TB_TAKEN;
     case SDLK_v:
         if (k->keysym.mod & KMOD_CTRL) {
             char *clip = SDL_GetClipboardText();
@@ -319,8 +348,8 @@ TbResult tb_event(TextBox *tb, const SDL_Event *e, const Vocab *src, const char 
                 return TB_TAKEN;
             }
         if (!SDL_PointInRect(&p, &tb->box)) return TB_IGNORED;
-        if (tb->editing) tb->cursor = char_at_x(tb, p.x);
-        else tb_start(tb);
+        if (tb->editing) tb->cursor = tb->anchor = char_at_x(tb, p.x);
+        else tb_start(tb);  // a click into the box selects the sentence, as Ctrl+L
         tb->analysed = false;
         return TB_TAKEN;
     }
@@ -371,6 +400,11 @@ void tb_draw(TextBox *tb, SDL_Rect box, const Theme *th, Lang lang, const char *
     tb->text_px = px;
     int tx = tb->text_x - tb->scroll, ty = box.y + pad / 2;
     gfx_clip(g, &tb->box);
+    if (tb->editing && tb->anchor != tb->cursor) {  // the selection, behind its text
+        size_t a = tb->anchor < tb->cursor ? tb->anchor : tb->cursor, b = tb->anchor < tb->cursor ? tb->cursor : tb->anchor;
+        int xa = tx + prefix_width(tb, tb->edit, a, px), xb = tx + prefix_width(tb, tb->edit, b, px);
+        gfx_fill(g, (SDL_Rect){xa, ty, xb - xa, lh}, (th->accent & 0x00FFFFFFu) | 0x50000000u);
+    }
     gfx_text(g, tx, ty, shown, px, th->text, GFX_LEFT);
     if (!*shown && tb->editing) gfx_text(g, tx, ty, i18n(lang, S_TYPE_SENTENCE), px, th->text_dim, GFX_LEFT);
     for (int i = 0; i < tb->n_spans; i++) {  // words the model does not know, underlined in red

@@ -24,6 +24,7 @@ typedef struct {
     StatusLine *status;         // the App's: unknown words while typing, a paste cut short
     char edit[TB_MAX];
     size_t cursor;              // byte offset in edit
+    size_t anchor;              // the selection's other end (anchor == cursor: none); typing replaces it
     int scroll;                 // pixels of the text scrolled off to the left, keeping the cursor in view
     int text_x, text_px;        // where the last frame drew the text (before scrolling), and its size
     char composition[256];      // IME text being composed, drawn in place
