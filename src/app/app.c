@@ -22,50 +22,7 @@
 #include "view.h"
 #include "vocab.h"
 
-// The App owns the model, the trace and the place in it, and dispatches
-// events and drawing to its parts: the text box, the settings panel, lesson
-// mode (which sees the App only through the LmHost table below), the layout.
-struct App {
-    Gfx *g;
-    Model *m;
-    Trace *t;
-    ViewData *view_data;        // of t: the gold alignment and the heads' averages (NULL when memory ran out: the views say so)
-    DecodeOptions decode;
-    char sentence[TB_MAX];      // the sentence the trace is of
-    TextBox tb;
-    SettingsPanel sp;
-    StatusLine status;
-    Layout lay;                 // where the last frame put everything: clicks look here
-    SDL_Rect view_zoomed;       // where the last frame laid the view out: lay.parts.view, or larger when zoomed (panned by pan_x, pan_y)
-    int pan_x, pan_y;
-    int mouse_x, mouse_y;       // the pointer: the wheel pans the view under it
-    float base_scale;           // the "normal size" Ctrl+0 returns to (app_set_base_scale)
-    float zoom;                 // Ctrl + / −, on top of it: the scale drawn is base_scale × zoom
-    int step;
-    int last_head;              // the head last shown: Shift+arrows keep it over head-less steps
-    bool playing;
-    Uint32 last_tick;
-    int speed_ms;
-    bool dark, help, quit, fullscreen, fullscreen_changed;
-    bool web;                   // in a web page (AppOptions.web)
-    Colormap cmap;
-    Lang lang;
-    int hover_row, hover_col;
-    bool dragging;
-    Bars bars;                  // the chips and view switches the last frame drew
-    ViewOptions view;           // composite views: keys m, g, v, a
-    // teacher forcing (--target): the reference translation, and its tokens in the model's target vocabulary
-    char *target_text;
-    Tokens target;
-    // the class list (--sentences), borrowed; list_at is -1 for a sentence not from it
-    const SentenceList *list;
-    SentenceList *own_list;     // a list opened in the window (app_set_sentences), or NULL
-    int list_at;
-    char model_path[4096];
-    LessonMode *lesson;         // lessons and the picker, or NULL without a lessons folder
-    bool experiment;            // E: the experiment page in place of the step (experiment.h)
-    XpData xp;                  // what it shows, of t
-};
+#include "app_private.h"
 
 // Puts t, a trace of model m, in place of the trace: at its start, or at the
 // same stage, head and decoding step when keep_place and t has them.
@@ -211,7 +168,7 @@ const ViewOptions *app_view(const App *a) { return &a->view; }
 
 // The zoom within what the canvas allows (gfx_set_scale: 0.5 to 4), so that
 // pressing on at a limit does not pile up presses to undo.
-static void apply_zoom(App *a, float zoom) {
+void app_apply_zoom(App *a, float zoom) {
     a->zoom = fminf(fmaxf(zoom, 0.5f / a->base_scale), 4.0f / a->base_scale);
     gfx_set_scale(a->g, a->base_scale * a->zoom);
 }
@@ -219,7 +176,7 @@ static void apply_zoom(App *a, float zoom) {
 void app_set_base_scale(App *a, float scale) {
     if (!(scale > 0.0f)) return;
     a->base_scale = scale;
-    apply_zoom(a, a->zoom);  // the user's zoom is kept
+    app_apply_zoom(a, a->zoom);  // the user's zoom is kept
 }
 
 SDL_Rect app_button(const App *a, SDL_Keycode key) {
@@ -280,13 +237,13 @@ void app_set_step(App *a, int step) {
 
 // Shift+→ (dir 1) and Shift+← (dir −1), on the step's head, else the last one
 // shown (head 1 before any), so that head-less stops do not lose it.
-static void go_stop(App *a, int dir) {
+void app_go_stop(App *a, int dir) {
     int head = trace_step(a->t, a->step)->head ? trace_step(a->t, a->step)->head : a->last_head;
     app_set_step(a, nav_stop(a->t, a->step, head >= 1 && head <= a->m->cfg.nhead ? head : 1, dir));
 }
 
 // The same stage at another head or layer, if the trace has it.
-static void jump_to(App *a, int layer, int head) {
+void app_jump_to(App *a, int layer, int head) {
     int i = nav_same_stage(a->t, a->step, layer, head);
     if (i >= 0) app_set_step(a, i);
 }
@@ -408,7 +365,7 @@ void app_list_go(App *a, int delta) {
 }
 
 // Space and the play button: play the steps at the set speed, or pause.
-static void toggle_playing(App *a) {
+void app_toggle_playing(App *a) {
     a->playing = !a->playing;
     a->last_tick = SDL_GetTicks();
 }
@@ -416,14 +373,14 @@ static void toggle_playing(App *a) {
 // ---- export ----------------------------------------------------------------
 
 // What the views are given to draw the App's step (hover: the cell under the mouse).
-static ViewState view_state(const App *a, bool hover) {
+ViewState app_view_state(const App *a, bool hover) {
     return (ViewState){.model = a->m, .trace = a->t, .data = a->view_data, .step = a->step, .theme = theme_get(a->dark), .cmap = a->cmap,
                        .hover_row = hover ? a->hover_row : -1, .hover_col = hover ? a->hover_col : -1, .font_px = gfx_px(a->g, 18),
                        .opt = a->view, .lang = a->lang};
 }
 
 bool app_cell_size(App *a, int *w, int *h) {
-    ViewState vs = view_state(a, false);
+    ViewState vs = app_view_state(a, false);
     return view_cell_size(a->g, a->view_zoomed, &vs, w, h);
 }
 
@@ -464,7 +421,7 @@ int app_export_view(App *a, const char *dir, float scale, char *out, size_t size
 }
 
 // Ctrl+S: the view shown, as PNG and CSV; Ctrl+Shift+S: the whole window.
-static void save(App *a, bool window) {
+void app_save(App *a, bool window) {
     Error err;
     char path[700], shown[PATH_MAX + 720];
     int rc;
@@ -476,206 +433,6 @@ static void save(App *a, bool window) {
     }
     if (rc) status_set(&a->status, "%s", err.msg);
     else status_set(&a->status, i18n(a->lang, S_SAVED), exp_shown_path(path, shown, sizeof shown));
-}
-
-// ---- events ----------------------------------------------------------------
-
-// The text box's event; Enter runs its sentence, and typing stops when it ran.
-static bool text_box_event(App *a, const SDL_Event *e) {
-    TbResult r = tb_event(&a->tb, e, a->m->src, a->sentence, a->lang);
-    if (r == TB_RUN && app_set_sentence(a, tb_text(&a->tb)) == 0) tb_stop(&a->tb);  // on failure the text stays for fixing
-    return r != TB_IGNORED;
-}
-
-// The settings panel's event; a change it asks for runs here.
-static SpState sp_state(const App *a) {
-    return (SpState){.decode = &a->decode, .model = a->m, .model_path = a->model_path, .has_target = a->target_text != NULL};
-}
-
-static bool settings_event(App *a, const SDL_Event *e) {
-    SpState st = sp_state(a);
-    SpChange c;
-    bool taken = sp_event(&a->sp, e, &st, &c);
-    if (c.what == SP_MODEL) app_set_model(a, c.model);
-    else if (c.what == SP_DECODE) app_set_decode(a, &c.decode);
-    return taken;
-}
-
-// The experiment: silences a head of the sub-layer of the step shown (head 0:
-// the whole sub-layer), or lets it speak again; the sentence runs again.
-static bool silence(App *a, int head) {
-    const Step *s = trace_step(a->t, a->step);
-    AblPart part;
-    if (!s || !xp_part_of(s, &part)) return false;
-    if (part == ABL_ENC_FFN || part == ABL_DEC_FFN) head = 0;  // a feed-forward sub-layer has no heads
-    DecodeOptions d = a->decode;
-    if (abl_toggle(&d.ablate, (AblItem){(uint8_t)part, (uint8_t)s->layer, (uint16_t)head})) {
-        status_set(&a->status, "%s", i18n(a->lang, S_XP_FULL));
-        return true;
-    }
-    app_set_decode(a, &d);
-    return true;
-}
-
-static bool toggle_experiment(App *a) {
-    a->experiment = !a->experiment;
-    if (a->experiment) xp_update(&a->xp, a->m, a->model_path, a->t);
-    else xp_clear(&a->xp);
-    return true;
-}
-
-static bool key_down(App *a, const SDL_Event *e) {
-    const SDL_KeyboardEvent *k = &e->key;
-    bool ctrl = k->keysym.mod & KMOD_CTRL, shift = k->keysym.mod & KMOD_SHIFT, alt = k->keysym.mod & KMOD_ALT;
-    SDL_Keycode sym = k->keysym.sym;
-    bool arrow = sym == SDLK_LEFT || sym == SDLK_RIGHT;
-    if (tb_editing(&a->tb)) {
-        if (text_box_event(a, e)) return true;
-        // while typing, plain keys are text: only Ctrl, Alt + arrows and F keys act as shortcuts
-        if (!ctrl && !(alt && arrow) && !(sym >= SDLK_F1 && sym <= SDLK_F12)) return false;
-    } else if (settings_event(a, e)) {
-        return true;
-    }
-    const Step *s = trace_step(a->t, a->step);
-    switch (sym) {
-    case SDLK_RIGHT:
-        if (alt) app_list_go(a, 1);
-        else shift ? go_stop(a, 1) : app_set_step(a, a->step + 1);
-        return true;
-    case SDLK_LEFT:
-        if (alt) app_list_go(a, -1);
-        else shift ? go_stop(a, -1) : app_set_step(a, a->step - 1);
-        return true;
-    case SDLK_HOME: app_set_step(a, 0); return true;
-    case SDLK_END: app_set_step(a, trace_count(a->t) - 1); return true;
-    case SDLK_SPACE: toggle_playing(a); return true;
-    case SDLK_LEFTBRACKET: a->speed_ms = a->speed_ms * 3 / 2 > 5000 ? 5000 : a->speed_ms * 3 / 2; return true;
-    case SDLK_RIGHTBRACKET: a->speed_ms = a->speed_ms * 2 / 3 < 50 ? 50 : a->speed_ms * 2 / 3; return true;
-    case SDLK_PAGEUP:
-        if (ctrl) app_list_go(a, -1);  // as tabs in a browser
-        else if (s->layer > 1) jump_to(a, s->layer - 1, s->head);
-        return true;
-    case SDLK_PAGEDOWN:
-        if (ctrl) app_list_go(a, 1);
-        else jump_to(a, s->layer + 1, s->head);
-        return true;
-    case SDLK_d:
-    case SDLK_COMMA: {  // D, or Ctrl+, as elsewhere
-        bool settings_key = sym == SDLK_COMMA ? ctrl : !ctrl;
-        if (settings_key) a->sp.open = !a->sp.open;
-        return settings_key;
-    }
-    case SDLK_F11:
-        a->fullscreen = !a->fullscreen;
-        a->fullscreen_changed = true;
-        return true;
-    case SDLK_F2: a->lang = (Lang)((a->lang + 1) % LANG_COUNT); return true;
-    case SDLK_e: return !ctrl && toggle_experiment(a);
-    case SDLK_x:
-        if (ctrl) return false;
-        if (e->key.keysym.mod & KMOD_SHIFT) {  // silence nothing
-            DecodeOptions d = a->decode;
-            d.ablate = (Ablation){0};
-            app_set_decode(a, &d);
-            return true;
-        }
-        return silence(a, trace_step(a->t, a->step)->head);
-    case SDLK_F1: a->help = !a->help; return true;
-    case SDLK_ESCAPE:
-        if (a->help) a->help = false;
-        else a->sp.open = false;
-        return true;
-    case SDLK_q:
-        if (ctrl) a->quit = true;
-        return ctrl;
-    case SDLK_l:
-        if (ctrl) tb_start(&a->tb);
-        return ctrl;
-    case SDLK_t:
-        if (!ctrl) a->dark = !a->dark;
-        return !ctrl;
-    case SDLK_c:
-        if (ctrl) return false;
-        a->cmap = (Colormap)((a->cmap + 1) % CMAP_COUNT);
-        status_set(&a->status, i18n(a->lang, S_CMAP), cmap_name(a->cmap));  // the change is seen and named
-        return true;
-    case SDLK_m:
-    case SDLK_g:
-    case SDLK_v:
-    case SDLK_a: return !ctrl && bars_toggle_view(&a->view, sym);
-    case SDLK_0:
-    case SDLK_EQUALS:
-    case SDLK_PLUS:
-    case SDLK_KP_PLUS:
-    case SDLK_MINUS:
-    case SDLK_KP_MINUS:
-        if (!ctrl) return false;
-        apply_zoom(a, sym == SDLK_0 ? 1.0f : sym == SDLK_MINUS || sym == SDLK_KP_MINUS ? a->zoom / 1.15f : a->zoom * 1.15f);
-        if (a->zoom > 1.0f) status_set(&a->status, i18n(a->lang, S_ZOOMED), (int)lroundf(100.0f * a->zoom));
-        else a->status.text[0] = '\0';
-        return ctrl;
-    case SDLK_s:
-        if (ctrl) save(a, shift);
-        return ctrl;
-    default:
-        if (sym >= SDLK_1 && sym <= SDLK_9 && s->head > 0) {
-            jump_to(a, s->layer, (int)(sym - SDLK_1) + 1);
-            return true;
-        }
-        return false;
-    }
-}
-
-static void hover(App *a, int x, int y) {
-    ViewState vs = view_state(a, false);
-    int r, c;
-    SDL_Point p = {x, y};
-    if (!SDL_PointInRect(&p, &a->lay.parts.view) || !view_hit(a->g, a->view_zoomed, &vs, x, y, &r, &c)) {
-        a->hover_row = a->hover_col = -1;
-        return;
-    }
-    a->hover_row = r;
-    a->hover_col = c;
-    status_cell(&a->status, trace_step(a->t, a->step), r, c, a->lang);
-}
-
-// The step under x on the timeline.
-static int timeline_index(const App *a, int x) { return bars_timeline_step(&a->lay, a->t, x); }
-
-static void timeline_to(App *a, int x) { app_set_step(a, timeline_index(a, x)); }
-
-static bool mouse_down(App *a, const SDL_Event *e) {
-    SDL_Point p = {e->button.x, e->button.y};
-    // what is drawn on top first: the settings panel, the suggestions under the text box
-    if (settings_event(a, e) || text_box_event(a, e)) return true;
-    if (SDL_PointInRect(&p, &a->lay.settings_button)) {
-        a->sp.open = !a->sp.open;
-        return true;
-    }
-    if (SDL_PointInRect(&p, &a->lay.help_button)) {
-        a->help = !a->help;
-        return true;
-    }
-    if (SDL_PointInRect(&p, &a->lay.play_button)) {
-        toggle_playing(a);
-        return true;
-    }
-    if (a->list && (SDL_PointInRect(&p, &a->lay.list_prev) || SDL_PointInRect(&p, &a->lay.list_next))) {
-        app_list_go(a, SDL_PointInRect(&p, &a->lay.list_next) ? 1 : -1);
-        return true;
-    }
-    if (SDL_PointInRect(&p, &a->lay.timeline)) {
-        a->dragging = true;
-        timeline_to(a, p.x);
-        return true;
-    }
-    const Step *s = trace_step(a->t, a->step);
-    BarsClick c = bars_click(&a->bars, p.x, p.y);
-    if (c.what == BARS_SWITCH) return bars_toggle_view(&a->view, bars_switch_keys[c.index]);
-    if (c.what == BARS_LAYER) jump_to(a, c.index, s->head);
-    if (c.what == BARS_HEAD && (SDL_GetModState() & KMOD_ALT)) return silence(a, c.index);  // Alt+click: silence that head
-    if (c.what == BARS_HEAD) jump_to(a, s->layer, c.index);
-    return c.what != BARS_NONE;
 }
 
 // Zoomed in, the view is laid out as it is at the normal size, times the
@@ -699,60 +456,9 @@ static SDL_Rect zoomed_view(App *a, const FrameContent *c) {
     return (SDL_Rect){r.x - a->pan_x, r.y - a->pan_y, w, h};
 }
 
-// The wheel over a zoomed view pans it (Shift, or a sideways wheel: across).
-static bool pan(App *a, const SDL_Event *e) {
-    SDL_Point p = {a->mouse_x, a->mouse_y};
-    const SDL_Rect *r = &a->lay.parts.view;
-    if (!SDL_PointInRect(&p, r) || (a->view_zoomed.w <= r->w && a->view_zoomed.h <= r->h)) return false;
-    int step = gfx_px(a->g, 60), dx = e->wheel.x, dy = e->wheel.y;
-    if (SDL_GetModState() & KMOD_SHIFT) {
-        dx = dy ? -dy : dx;
-        dy = 0;
-    }
-    a->pan_x += dx * step;
-    a->pan_y -= dy * step;
-    return true;  // kept in range at the next frame
-}
-
-static bool free_event(App *a, const SDL_Event *e) {
-    switch (e->type) {
-    case SDL_QUIT: a->quit = true; return false;
-    case SDL_KEYDOWN:
-        if (e->key.keysym.sym == SDLK_SLASH && (e->key.keysym.mod & KMOD_SHIFT) && !tb_editing(&a->tb)) {
-            a->help = !a->help;
-            return true;
-        }
-        return key_down(a, e);
-    case SDL_TEXTINPUT:
-    case SDL_TEXTEDITING: return text_box_event(a, e);
-    case SDL_MOUSEBUTTONDOWN: return e->button.button == SDL_BUTTON_LEFT && mouse_down(a, e);
-    case SDL_MOUSEBUTTONUP:
-        a->dragging = false;
-        return settings_event(a, e);  // a slider let go
-    case SDL_MOUSEWHEEL: return pan(a, e);
-    case SDL_MOUSEMOTION:
-        if (a->sp.dragging) return settings_event(a, e);  // a slider's knob: the sentence runs again at each value
-        a->mouse_x = e->motion.x;
-        a->mouse_y = e->motion.y;
-        if (a->dragging) timeline_to(a, e->motion.x);
-        else hover(a, e->motion.x, e->motion.y);
-        if (SDL_PointInRect(&(SDL_Point){e->motion.x, e->motion.y}, &a->lay.timeline)) {  // the timeline names the step under the pointer
-            char name[512];
-            const Step *under = trace_step(a->t, timeline_index(a, e->motion.x));
-            status_set(&a->status, "%s", view_step_name(a->t, under, a->lang, name, sizeof name));
-        }
-        return true;
-    case SDL_WINDOWEVENT: return true;
-    default: return false;
-    }
-}
-
-// A lesson sees each event first; a sentence the user ran re-binds it.
-bool app_event(App *a, const SDL_Event *e) {
-    if (a->lesson && lm_event(a->lesson, a, e)) return true;
-    bool redraw = free_event(a, e);
-    if (a->lesson) lm_after_event(a->lesson, a);
-    return redraw;
+// What the settings panel is given to draw and to take an event.
+SpState app_sp_state(const App *a) {
+    return (SpState){.decode = &a->decode, .model = a->m, .model_path = a->model_path, .has_target = a->target_text != NULL};
 }
 
 bool app_tick(App *a, Uint32 now) {
@@ -787,7 +493,7 @@ void app_draw(App *a) {
     a->view_zoomed = zoomed_view(a, &content);
     tb_draw(&a->tb, a->lay.text_box, th, a->lang, a->sentence);
     bars_draw_top(g, &a->lay, th, a->lang, a->list ? counter : NULL, info, a->help, a->sp.open);
-    ViewState vs = view_state(a, true);
+    ViewState vs = app_view_state(a, true);
     bars_draw_chips(&a->bars, g, &a->lay, &vs);
     if (content.lesson_panel) lm_draw_panel(a->lesson, g, a->lay.lesson_panel, th, a->lang);
     if (a->experiment) xp_draw(g, a->lay.page, &vs, &a->xp);
@@ -797,7 +503,7 @@ void app_draw(App *a) {
     const char *said = *a->status.text || !a->lesson ? a->status.text : lm_status(a->lesson, a->lang, lesson, sizeof lesson);
     bars_draw_status(g, &a->lay, th, said, a->playing);
     tb_draw_suggestions(&a->tb, th, a->lang);
-    SpState st = sp_state(a);
+    SpState st = app_sp_state(a);
     a->sp.button = a->lay.settings_button;
     sp_draw(&a->sp, g, &st, th, a->lang);
     if (a->help) help_draw(g, th, a->lang, a->web);

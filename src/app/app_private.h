@@ -1,0 +1,77 @@
+// The App's insides, shared by app.c (its state, the trace and drawing) and
+// app_input.c (keys, mouse and the text box); no other file includes this.
+#ifndef TT_APP_PRIVATE_H
+#define TT_APP_PRIVATE_H
+
+#include "app.h"
+#include "bars.h"
+#include "experiment.h"
+#include "layout.h"
+#include "lessonmode.h"
+#include "settings_panel.h"
+#include "status.h"
+#include "textbox.h"
+#include "view.h"
+#include "vocab.h"
+
+// The App owns the model, the trace and the place in it, and dispatches
+// events and drawing to its parts: the text box, the settings panel, lesson
+// mode (which sees the App only through the LmHost table below), the layout.
+struct App {
+    Gfx *g;
+    Model *m;
+    Trace *t;
+    ViewData *view_data;        // of t: the gold alignment and the heads' averages (NULL when memory ran out: the views say so)
+    DecodeOptions decode;
+    char sentence[TB_MAX];      // the sentence the trace is of
+    TextBox tb;
+    SettingsPanel sp;
+    StatusLine status;
+    Layout lay;                 // where the last frame put everything: clicks look here
+    SDL_Rect view_zoomed;       // where the last frame laid the view out: lay.parts.view, or larger when zoomed (panned by pan_x, pan_y)
+    int pan_x, pan_y;
+    int mouse_x, mouse_y;       // the pointer: the wheel pans the view under it
+    float base_scale;           // the "normal size" Ctrl+0 returns to (app_set_base_scale)
+    float zoom;                 // Ctrl + / −, on top of it: the scale drawn is base_scale × zoom
+    int step;
+    int last_head;              // the head last shown: Shift+arrows keep it over head-less steps
+    bool playing;
+    Uint32 last_tick;
+    int speed_ms;
+    bool dark, help, quit, fullscreen, fullscreen_changed;
+    bool web;                   // in a web page (AppOptions.web)
+    Colormap cmap;
+    Lang lang;
+    int hover_row, hover_col;
+    bool dragging;
+    Bars bars;                  // the chips and view switches the last frame drew
+    ViewOptions view;           // composite views: keys m, g, v, a
+    // teacher forcing (--target): the reference translation, and its tokens in the model's target vocabulary
+    char *target_text;
+    Tokens target;
+    // the class list (--sentences), borrowed; list_at is -1 for a sentence not from it
+    const SentenceList *list;
+    SentenceList *own_list;     // a list opened in the window (app_set_sentences), or NULL
+    int list_at;
+    char model_path[4096];
+    LessonMode *lesson;         // lessons and the picker, or NULL without a lessons folder
+    bool experiment;            // E: the experiment page in place of the step (experiment.h)
+    XpData xp;                  // what it shows, of t
+};
+
+// Ctrl + / −: the scale drawn is base_scale × zoom.
+void app_apply_zoom(App *a, float zoom);
+// Shift+← / →: the previous or next stop of the stage table (dir −1 or 1).
+void app_go_stop(App *a, int dir);
+// The same stage at another layer or head, where the trace has it.
+void app_jump_to(App *a, int layer, int head);
+// Space and the play button: play the steps at the set speed, or pause.
+void app_toggle_playing(App *a);
+// What the views are given to draw the App's step (hover: the cell under the mouse).
+ViewState app_view_state(const App *a, bool hover);
+// What the settings panel is given to draw and to take an event.
+SpState app_sp_state(const App *a);
+// Ctrl+S: the view shown, as PNG and CSV; Ctrl+Shift+S: the whole window.
+void app_save(App *a, bool window);
+
+#endif
