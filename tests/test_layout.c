@@ -172,9 +172,9 @@ static void test_lessons(void **state) {
     Problems p = {.n = 0};
     DIR *d = opendir(LESSONS);
     if (!d) fail_msg("cannot open %s", LESSONS);
-    char files[16][256];
+    static char files[32][4096];  // room for any folder name and a file name of NAME_MAX
     int n_files = 0;
-    for (struct dirent *e; (e = readdir(d)) && n_files < 16;) {
+    for (struct dirent *e; (e = readdir(d)) && n_files < 32;) {
         size_t len = strlen(e->d_name);
         if (len > 7 && !strcmp(e->d_name + len - 7, ".lesson")) snprintf(files[n_files++], sizeof files[0], "%s/%s", LESSONS, e->d_name);
     }
