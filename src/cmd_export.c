@@ -1,5 +1,6 @@
 // The export subcommand: one stage of a sentence's trace drawn to a PNG,
 // with no window or display (the drawing is in the app module).
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,6 +30,11 @@ static int find_step(const Trace *t, const ExportArgs *a) {
     fprintf(stderr, "transformer-tracer: this trace has no stage \"%s\"", ERR_QUOTE(a->stage, 60));
     if (a->head_set) fprintf(stderr, " with head %d", a->head);
     if (a->step_set) fprintf(stderr, " at decoding step %d", a->step);
+    // --stages records only what it matches: say so rather than send the user to the list
+    if (a->dec.stages && fnmatch(a->dec.stages, a->stage, 0) != 0) {
+        fprintf(stderr, ": --stages \"%s\" leaves it out of the trace\n", ERR_QUOTE(a->dec.stages, 60));
+        return -1;
+    }
     fprintf(stderr, " (stage ids: docs/TRACE.md; try trace --src to list them)\n");
     return -1;
 }

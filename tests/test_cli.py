@@ -126,6 +126,14 @@ class TestUsage(CliCase):
             with self.subTest(value=val):
                 self.assert_error(run("trace", "--src", SENTENCE, "--stages", val), 1, names=(val, "matches no stage"))
 
+    def test_export_of_a_stage_left_out(self):
+        # --stages that leaves out the stage asked for says so, not only "no stage"
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "x.png")
+            r = run("export", "--src", SENTENCE, "--stage", "dec.L2.cross_attn.weights", "--stages", "enc.*", "--out", out)
+            self.assert_error(r, 1, names=("dec.L2.cross_attn.weights", '--stages "enc.*" leaves it out'))
+            self.assertFalse(os.path.exists(out))
+
     def test_bad_memory_limit(self):
         for val in ("", "0", "-1", "12X", "1.5G", "G", "4GB", "2000T", "99999999999999999999999"):
             with self.subTest(value=val):
