@@ -628,22 +628,51 @@ static void test_teacher_forcing_window(void **state) {
     gfx_free(g);
 }
 
+// Saves a random model of one layer and two heads with these vocabularies under f->tmp.
+static void save_small_model(const Fixture *f, const char *const *src, int n_src, const char *const *tgt, int n_tgt, const char *name, char *path, size_t size) {
+    Error err;
+    Vocab *vs = voc_new(src, n_src, &err), *vt = voc_new(tgt, n_tgt, &err);
+    if (!vs || !vt) fail_msg("voc_new: %s", err.msg);
+    Config cfg = {.d_model = 8, .nhead = 2, .n_enc = 1, .n_dec = 1, .d_ff = 16, .eps = 1e-5f, .max_len = 8};
+    Model *m = mdl_new(&cfg, vs, vt, &err);
+    if (!m) fail_msg("mdl_new: %s", err.msg);
+    mdl_init_random(m, 3);
+    snprintf(path, size, "%s/%s", f->tmp, name);
+    if (mdl_save(m, path, &err)) fail_msg("%s", err.msg);
+    mdl_free(m);
+}
+
+// Switching to a model without some silenced parts lets those go, with a note in
+// the status line; the parts it has stay silenced.
+static void test_model_switch_keeps_what_it_has(void **state) {
+    Fixture *f = *state;
+    static const char *const src[] = {"<pad>", "<bos>", "<eos>", "<unk>", "the", "cat"};
+    static const char *const tgt[] = {"<pad>", "<bos>", "<eos>", "<unk>", "貓"};
+    char path[256], names[256];
+    save_small_model(f, src, 6, tgt, 5, "small.safetensors", path, sizeof path);
+    DecodeOptions d = *app_decode(f->a);
+    if (abl_parse("dec.L2.cross_attn.H3,enc.L1.ffn,dec.L1.self_attn.H2,enc.L2.self_attn", &d.ablate, names, sizeof names)) fail_msg("%s", names);
+    expect_int("silence four parts", app_set_decode(f->a, &d), 0);
+    expect_int("a model of one layer and two heads", app_set_model(f->a, path), 0);
+    expect_str("kept", abl_format(&app_decode(f->a)->ablate, names, sizeof names), "enc.L1.ffn,dec.L1.self_attn.H2");
+    expect_str("the trace's", abl_format(&trace_options(app_trace(f->a))->ablate, names, sizeof names), "enc.L1.ffn,dec.L1.self_attn.H2");
+    expect_contains("status: the model", app_status(f->a), "small.safetensors");
+    expect_contains("status: what was let go", app_status(f->a), "this model has no dec.L2.cross_attn.H3,enc.L2.self_attn: no longer silenced");
+    app_draw(f->a);
+    expect_int("back to the shipped model", app_set_model(f->a, MODEL_PATH), 0);
+    expect_str("still silenced", abl_format(&trace_options(app_trace(f->a))->ablate, names, sizeof names), "enc.L1.ffn,dec.L1.self_attn.H2");
+    if (strstr(app_status(f->a), "no longer silenced")) fail_msg("expected: no note when nothing is let go, got: %s", app_status(f->a));
+    app_draw(f->a);
+}
+
 // CSV labels with quotes and commas (RFC 4180): a model whose target vocabulary has them
 static void test_csv_quotes(void **state) {
     Fixture *f = *state;
     static const char *const src[] = {"<pad>", "<bos>", "<eos>", "<unk>", "the", "cat"};
     static const char *const tgt[] = {"<pad>", "<bos>", "<eos>", "<unk>", "\"", ",", "say\"hi\"", "a,b"};
     Error err;
-    Vocab *vs = voc_new(src, 6, &err), *vt = voc_new(tgt, 8, &err);
-    if (!vs || !vt) fail_msg("voc_new: %s", err.msg);
-    Config cfg = {.d_model = 8, .nhead = 2, .n_enc = 1, .n_dec = 1, .d_ff = 16, .eps = 1e-5f, .max_len = 8};
-    Model *m = mdl_new(&cfg, vs, vt, &err);
-    if (!m) fail_msg("mdl_new: %s", err.msg);
-    mdl_init_random(m, 3);
     char path[256], csv[512], out[512];
-    snprintf(path, sizeof path, "%s/quotes.safetensors", f->tmp);
-    if (mdl_save(m, path, &err)) fail_msg("%s", err.msg);
-    mdl_free(m);
+    save_small_model(f, src, 6, tgt, 8, "quotes.safetensors", path, sizeof path);
     expect_int("load the model", app_set_model(f->a, path), 0);
     DecodeOptions d = {.show_top = 8};  // every token of the vocabulary as a row of dec.top_k
     expect_int("show_top 8", app_set_decode(f->a, &d), 0);
@@ -766,6 +795,7 @@ int main(void) {
         cmocka_unit_test(test_teacher_forcing_window),
         cmocka_unit_test(test_font_cut_short),
         cmocka_unit_test_setup_teardown(test_csv_quotes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_model_switch_keeps_what_it_has, setup, teardown),
         cmocka_unit_test_setup_teardown(test_shift_walk_stops, setup, teardown),
     };
     return fixture_main(tests, sizeof tests / sizeof *tests);

@@ -265,8 +265,11 @@ int app_set_model(App *a, const char *path) {
     Tokens target;
     char unknown[512];
     Trace *t = NULL;
+    DecodeOptions d = a->decode;  // silenced parts the new model lacks are let go
+    Ablation dropped;
+    abl_keep(&d.ablate, m->cfg.n_enc, m->cfg.n_dec, m->cfg.nhead, &dropped);
     if (run_tokenize_target(a->target_text, m, &target, &err)) status_set(&a->status, "%s", err.msg);
-    else t = run_text(m, a->decode, &target, a->sentence, a->lang, &a->status, unknown, sizeof unknown);
+    else t = run_text(m, d, &target, a->sentence, a->lang, &a->status, unknown, sizeof unknown);
     if (!t) {  // the sentence (or target) does not run on it: keep what works
         char why[2 * sizeof a->status.text];
         snprintf(why, sizeof why, "%s: %s", path, a->status.text);
@@ -275,18 +278,21 @@ int app_set_model(App *a, const char *path) {
         mdl_free(m);
         return -1;
     }
+    a->decode.ablate = d.ablate;
+    snprintf(a->model_path, sizeof a->model_path, "%s", path);  // before swap_trace: the experiment page reads it
     swap_trace(a, m, t, true);  // the old trace's labels point into the old model: free it first
     mdl_free(a->m);
     a->m = m;
     voc_tokens_deinit(&a->target);
     a->target = target;
-    snprintf(a->model_path, sizeof a->model_path, "%s", path);
     sp_set_model(&a->sp, path);
     tb_stale(&a->tb);  // another vocabulary
     char what[600];
     snprintf(what, sizeof what, "%s (%s)", m->name, base_name(path));
     status_set(&a->status, i18n(a->lang, S_MODEL_LOADED), what);
     if (*unknown) status_append(&a->status, i18n(a->lang, S_UNKNOWN_WORDS), unknown);
+    char names[ABL_MAX * 32];
+    if (dropped.n) status_append(&a->status, i18n(a->lang, S_XP_DROPPED), abl_format(&dropped, names, sizeof names));
     return 0;
 }
 

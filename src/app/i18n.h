@@ -113,6 +113,7 @@ typedef enum {
     S_XP_EACH_HEAD,     // "Each head silenced alone: … (%.3f with none)"
     S_XP_HINT,
     S_XP_FULL,          // the status line: no room for another silenced part
+    S_XP_DROPPED,       // after a model switch: "; this model has no %s, no longer silenced"
     // lessons (lessonmode.c)
     S_L_STEP,
     S_L_FIRST,

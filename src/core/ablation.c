@@ -124,6 +124,20 @@ int abl_check(const Ablation *a, int n_enc, int n_dec, int nhead, char *why, siz
     return 0;
 }
 
+int abl_keep(Ablation *a, int n_enc, int n_dec, int nhead, Ablation *dropped) {
+    Ablation kept = {0}, gone = {0};
+    for (int i = 0; i < a->n; i++) {
+        AblItem it = a->items[i];
+        bool enc = it.part == ABL_ENC_SELF || it.part == ABL_ENC_FFN;
+        bool has = it.layer <= (enc ? n_enc : n_dec) && it.head <= nhead;
+        if (has) kept.items[kept.n++] = it;
+        else gone.items[gone.n++] = it;
+    }
+    *a = kept;
+    if (dropped) *dropped = gone;
+    return gone.n;
+}
+
 bool abl_sublayer(const Ablation *a, AblPart part, int layer) {
     for (int i = 0; i < a->n; i++)
         if (a->items[i].part == part && a->items[i].layer == layer && a->items[i].head == 0) return true;

@@ -36,6 +36,9 @@ int abl_parse(const char *text, Ablation *out, char *why, size_t size);
 // Whether a model of n_enc and n_dec layers and nhead heads has every part;
 // why names the first it lacks. Returns 0 or -1.
 int abl_check(const Ablation *a, int n_enc, int n_dec, int nhead, char *why, size_t size);
+// Keeps in a the parts a model of n_enc and n_dec layers and nhead heads
+// has and moves the others to dropped (which may be NULL); returns how many were dropped.
+int abl_keep(Ablation *a, int n_enc, int n_dec, int nhead, Ablation *dropped);
 // Whether head (from 1) of a sub-layer is silenced, itself or with its sub-layer.
 bool abl_head(const Ablation *a, AblPart part, int layer, int head);
 // Whether the whole sub-layer is silenced.
