@@ -333,7 +333,10 @@ static bool set_run_key(LesRun *r, const Entry *e, const char *path, LesProblems
     } else if (!strcmp(k, "ablate")) {
         char why[256];
         if (abl_parse(v, &r->ablate, why, sizeof why)) les_problem(pr, "%s:%d: ablate %s", path, e->line, why);
-        else r->ablate_set = true;
+        else {
+            r->ablate_set = true;
+            r->ablate_line = e->line;
+        }
     } else if (!strcmp(k, "look-ahead-mask")) {
         if (!strcmp(v, "on") || !strcmp(v, "off")) r->look_ahead_mask = !strcmp(v, "on");
         else les_problem(pr, "%s:%d: look-ahead-mask is \"%s\"; expected on or off", path, e->line, ERR_QUOTE(v, 40));

@@ -38,6 +38,7 @@ typedef struct {
     int look_ahead_mask;    // 1 on, 0 off (the experiment), -1 not set
     bool ablate_set;        // ablate given ("none" too): the experiment's silenced parts
     Ablation ablate;
+    int ablate_line;        // of ablate:, where a part the model lacks is reported; 0 not set
     bool seed_set;
     uint64_t seed;
     int allow_special;      // decoding may choose <pad>, <bos>, <unk>: 1 yes, 0 no, -1 not set

@@ -42,6 +42,7 @@ LesRun les_run_for_step(const Lesson *l, int i, const char *sentence_override) {
     if (s->ablate_set) {
         r.ablate = s->ablate;
         r.ablate_set = true;
+        r.ablate_line = s->ablate_line;
     }
     if (s->seed_set) {
         r.seed = s->seed;

@@ -100,6 +100,11 @@ int les_lint(const char *path, const char *models_dir, LesProblems *pr) {
             if (!sm) continue;
             if (ls->run.sentence || ls->run.model) check_words(sm->src, "step's sentence", r.sentence, path, ls->line, pr);
             if (ls->run.target || (ls->run.model && r.target)) check_words(sm->tgt, "step's target", r.target, path, ls->line, pr);
+            char why[256];
+            if (abl_check(&r.ablate, sm->cfg.n_enc, sm->cfg.n_dec, sm->cfg.nhead, why, sizeof why)) {  // said where it is set
+                les_problem(pr, "%s:%d: %s", path, r.ablate_line ? r.ablate_line : ls->line, why);
+                continue;
+            }
             t = les_trace(sm, &r, false, &err);
             if (!t) les_problem(pr, "%s:%d: this step's sentence does not run: %s", path, ls->line, err.msg);
         }
