@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "corpus.h"
 #include "fileio.h"
+#include "gold.h"
 #include "toygen.h"
 #include "vocab.h"
 
@@ -683,6 +685,53 @@ static void test_reader_skip_bad(void **state) {
     remove_dir(dir);
 }
 
+// ---- word counts for the text box's suggestions -------------------------------
+
+// The source words of a corpus with broken lines around good ones: a line
+// without a tab, invalid UTF-8, an unknown word, a NUL, CR line ends, no last
+// newline. Only the good lines' known words are counted, nothing crashes.
+static void test_word_counts(void **state) {
+    (void)state;
+    char *root = make_temp_dir();
+    char corpus[256], pair[512], model[512];
+    snprintf(corpus, sizeof corpus, "%s/corpus", root);
+    snprintf(pair, sizeof pair, "%s/en-zh", corpus);
+    snprintf(model, sizeof model, "%s/models/en-zh.safetensors", root);
+    assert_int_equal(mkdir(corpus, 0700), 0);
+    assert_int_equal(mkdir(path_in(root, "models"), 0700), 0);
+    assert_int_equal(mkdir(pair, 0700), 0);
+    static const char text[] = "the cat\t貓\n"
+                               "cat cat cake no tab here\n"
+                               "the \xff\xfe cake\tx\r\n"
+                               "dog cat\tx\n"
+                               "\t\n"
+                               "cake \0 cat\tx\n"
+                               "cake cake\tx";
+    Error err = {{0}};
+    if (fio_write_atomic(path_in(pair, "train.tsv"), text, sizeof text - 1, &err)) fail_msg("%s", err.msg);
+    const char *toks[] = {VOC_PAD, VOC_BOS, VOC_EOS, VOC_UNK, "the", "cat", "cake"};
+    Vocab *v = voc_new(toks, 7, &err);
+    assert_non_null(v);
+    int *counts = gold_word_counts(model, v);
+    assert_non_null(counts);
+    assert_int_equal(counts[4], 2);  // "the": lines 1 and 3
+    assert_int_equal(counts[5], 2);  // "cat": lines 1 and 4 (line 2 has no tab)
+    assert_int_equal(counts[6], 3);  // "cake": line 3, twice on the last (line 6 is cut at its NUL: no tab)
+    assert_int_equal(counts[3], 0);
+    free(counts);
+    // no corpus beside the model, or a model that has none: NULL, alphabetical order then
+    assert_null(gold_word_counts("nowhere/models/en-zh.safetensors", v));
+    assert_null(gold_word_counts(model, NULL));
+    snprintf(model, sizeof model, "%s/models/mine.safetensors", root);
+    assert_null(gold_word_counts(model, v));
+    voc_free(v);
+    unlink(path_in(pair, "train.tsv"));
+    rmdir(pair);
+    rmdir(corpus);
+    rmdir(path_in(root, "models"));
+    remove_dir(root);
+}
+
 int main(void) {
     const struct CMUnitTest generated_tests[] = {
         cmocka_unit_test(test_split_sizes_and_disjoint),
@@ -700,6 +749,7 @@ int main(void) {
         cmocka_unit_test(test_reader_limits),
         cmocka_unit_test(test_reader_good_lines),
         cmocka_unit_test(test_reader_skip_bad),
+        cmocka_unit_test(test_word_counts),
     };
     int failed = cmocka_run_group_tests_name("corpus generator", generated_tests, setup_generated, teardown_generated);
     failed += cmocka_run_group_tests_name("corpus reader", tests, NULL, NULL);

@@ -4,6 +4,11 @@
 
 #include "app_fixture.h"
 
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fileio.h"
+
 // ---- the text box ------------------------------------------------------------------
 
 static void test_text_needs_ctrl_l(void **state) {
@@ -253,6 +258,17 @@ static bool has_word(const char *const *words, int n, const char *w) {
     return false;
 }
 
+// Typing text afresh offers exactly want (n words), in that order.
+static void expect_suggestions(App *a, const char *text, const char *const *want, int n, const char *what) {
+    const char *words[8];
+    edit_afresh(a);
+    type(a, text);
+    int got = app_suggestions(a, words, 8);
+    if (got != n) fail_msg("suggestions for \"%s\" %s: expected %d, got %d", text, what, n, got);
+    for (int i = 0; i < n; i++)
+        if (strcmp(words[i], want[i])) fail_msg("suggestion %d for \"%s\" %s: expected \"%s\", got \"%s\"", i, text, what, want[i], words[i]);
+}
+
 static void test_suggestions(void **state) {
     Fixture *f = *state;
     App *a = f->a;
@@ -264,8 +280,38 @@ static void test_suggestions(void **state) {
     if (n < 1 || !has_word(words, n, "cat")) fail_msg("suggestions for \"c\": expected \"cat\" among %d", n);
     for (int i = 0; i < n; i++)
         if (words[i][0] != 'c') fail_msg("suggestion %d for \"c\": expected a word starting with c, got: \"%s\"", i, words[i]);
+    // ranked by how often the word occurs in the source side of the model's corpus, then alphabetically:
+    // in the en-zh training corpus car 1975, chair 1966, chase 1298, cat 1029, cats 885, cake 818, ...
+    expect_str("first suggestion for \"c\" (most frequent)", words[0], "car");
+    expect_str("second suggestion for \"c\"", words[1], "chair");
+    const char *ranked[] = {"car", "cat", "cats", "cake", "cakes", "cars"};
+    expect_suggestions(a, "the ca", ranked, 6, "in corpus order");
+    // a model without a corpus at hand: alphabetical order
+    key(a, SDLK_ESCAPE, KMOD_NONE);
+    key(a, SDLK_ESCAPE, KMOD_NONE);
+    // (the same model under another name in a folder of its own: no corpus beside it)
+    char dir[] = "/tmp/tt_textbox_XXXXXX", copy[64], *bytes;
+    size_t len;
+    Error err = {{0}};
+    if (!mkdtemp(dir)) fail_msg("mkdtemp failed");
+    snprintf(copy, sizeof copy, "%s/mine.safetensors", dir);
+    if (fio_read_all(MODEL_PATH, 1 << 26, &bytes, &len, &err) || fio_write_atomic(copy, bytes, len, &err)) fail_msg("%s", err.msg);
+    free(bytes);
+    int rc = app_set_model(a, copy);
+    unlink(copy);
+    rmdir(dir);
+    if (rc) fail_msg("%s", app_status(a));
+    const char *alphabetical[] = {"cake", "cakes", "car", "cars", "cat", "cats"};
+    expect_suggestions(a, "the ca", alphabetical, 6, "without a corpus");
+    key(a, SDLK_ESCAPE, KMOD_NONE);
+    key(a, SDLK_ESCAPE, KMOD_NONE);
+    if (app_set_model(a, MODEL_PATH)) fail_msg("%s", app_status(a));
+    edit_afresh(a);
+    type(a, "the c");
+    n = app_suggestions(a, words, 8);
+    expect_str("first suggestion for \"c\" with the corpus again", words[0], "car");
     app_draw(a);
-    // Tab takes the first (the list is in alphabetical order), with a space after it
+    // Tab takes the first, with a space after it
     key(a, SDLK_TAB, KMOD_NONE);
     expect_int("suggestions after Tab", app_suggestions(a, words, 8), 0);
     type(a, "sits");

@@ -10,7 +10,17 @@ void tb_init(TextBox *tb, Gfx *g, StatusLine *status) {
     tb->suggest_sel = -1;
 }
 
-void tb_deinit(TextBox *tb) { memset(tb, 0, sizeof *tb); }
+void tb_deinit(TextBox *tb) {
+    free(tb->counts);
+    memset(tb, 0, sizeof *tb);
+}
+
+void tb_set_counts(TextBox *tb, int *counts, int n) {
+    free(tb->counts);
+    tb->counts = counts;
+    tb->n_counts = counts ? n : 0;
+    tb->analysed = false;
+}
 
 void tb_set_text(TextBox *tb, const char *text) {
     snprintf(tb->edit, sizeof tb->edit, "%s", text);
@@ -133,7 +143,11 @@ static bool starts_a_word(const Vocab *v, const char *prefix) {
     return false;
 }
 
-static int compare_words(const void *x, const void *y) { return strcmp(*(const char *const *)x, *(const char *const *)y); }
+// Word a (id ia) before word b: more often in the corpus, then alphabetically.
+static bool ranks_before(const TextBox *tb, const char *a, int ia, const char *b, int ib) {
+    int ca = ia < tb->n_counts ? tb->counts[ia] : 0, cb = ib < tb->n_counts ? tb->counts[ib] : 0;
+    return ca != cb ? ca > cb : strcmp(a, b) < 0;
+}
 
 // The unknown words of text (lower-cased in low) as spans, named in words.
 static void find_unknown(TextBox *tb, const Vocab *src, const char *text, const char *low, char *words, size_t size) {
@@ -196,14 +210,23 @@ static void analyse(TextBox *tb, const Vocab *src, const char *sentence, Lang la
     if (!plen) return;
     tb->word_start = b;
     tb->word_end = e;
-    const char *found[64];
-    int n = 0;
-    for (int id = 0; id < voc_size(src) && n < 64; id++) {
+    // the best TB_MAX_SUGGEST of all the words with the prefix, kept in order as they come
+    const char *found[TB_MAX_SUGGEST];
+    int found_id[TB_MAX_SUGGEST], n = 0;
+    for (int id = 0; id < voc_size(src); id++) {
         const char *w = voc_token(src, id);
         if (w[0] == '<' || strncmp(w, low + b, plen)) continue;  // special tokens are never typed
-        found[n++] = w;
+        int at = n < TB_MAX_SUGGEST ? n : TB_MAX_SUGGEST;
+        while (at > 0 && ranks_before(tb, w, id, found[at - 1], found_id[at - 1])) at--;
+        if (at < TB_MAX_SUGGEST) {
+            int last = n < TB_MAX_SUGGEST ? n : TB_MAX_SUGGEST - 1;
+            memmove(found + at + 1, found + at, (size_t)(last - at) * sizeof *found);
+            memmove(found_id + at + 1, found_id + at, (size_t)(last - at) * sizeof *found_id);
+            found[at] = w;
+            found_id[at] = id;
+        }
+        n++;
     }
-    qsort(found, (size_t)n, sizeof *found, compare_words);
     // the word already typed in full, and nothing longer: nothing to offer
     if (n == 1 && strlen(found[0]) == e - b && !strncmp(found[0], low + b, e - b)) n = 0;
     tb->n_suggest = n < TB_MAX_SUGGEST ? n : TB_MAX_SUGGEST;

@@ -35,6 +35,7 @@ typedef struct {
     int n_suggest, suggest_sel;
     bool suggest_closed;
     const char *suggest[TB_MAX_SUGGEST];  // into the source vocabulary
+    int *counts, n_counts;                // the words' corpus counts, ranking the suggestions (NULL: alphabetical)
     size_t word_start, word_end;          // the word at the cursor, as bytes of edit
     SDL_Rect box, suggest_rects[TB_MAX_SUGGEST];
 } TextBox;
@@ -55,6 +56,10 @@ const char *tb_text(const TextBox *tb);
 bool tb_editing(const TextBox *tb);
 void tb_start(TextBox *tb);
 void tb_stop(TextBox *tb);
+// The corpus counts of the source vocabulary's words (gold_word_counts, n of
+// them; NULL: none at hand), taken over: suggestions are ranked by them, then
+// alphabetically.
+void tb_set_counts(TextBox *tb, int *counts, int n);
 // The words are to be worked out again (another sentence or vocabulary).
 void tb_stale(TextBox *tb);
 

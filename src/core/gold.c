@@ -140,3 +140,38 @@ void gold_free(GoldAlignment *g) { free(g); }
 const CorpusPair *gold_pair(const GoldAlignment *g) { return &g->pair; }
 
 const char *gold_file(const GoldAlignment *g) { return g->file; }
+
+int *gold_word_counts(const char *model_path, const Vocab *v) {
+    char dir[1024], path[1100], *text;
+    size_t len;
+    Error err;
+    if (!model_path || !v || !corpus_dir(model_path, dir, sizeof dir)) return NULL;
+    snprintf(path, sizeof path, "%s/%s", dir, split_names[0]);
+    if (fio_read_all(path, CORPUS_MAX_FILE_BYTES, &text, &len, &err)) return NULL;
+    int *counts = calloc((size_t)voc_size(v) + 1, sizeof *counts);
+    if (!counts) {
+        free(text);
+        return NULL;
+    }
+    // the source side of each line: the words before the tab, cut in place
+    for (char *line = text; line < text + len;) {
+        char *end = memchr(line, '\n', (size_t)(text + len - line));
+        if (!end) end = text + len;
+        *end = '\0';
+        char *tab = strchr(line, '\t');
+        if (tab) {
+            *tab = '\0';
+            for (char *w = line; *w;) {
+                size_t n = strcspn(w, " \r");
+                char *next = w + n + (w[n] != '\0');
+                w[n] = '\0';
+                int id = n ? voc_id(v, w) : -1;
+                if (id >= 0 && id < voc_size(v)) counts[id]++;
+                w = next;
+            }
+        }
+        line = end + 1;
+    }
+    free(text);
+    return counts;
+}

@@ -6,6 +6,7 @@
 
 #include "corpus.h"
 #include "error.h"
+#include "vocab.h"
 
 typedef struct GoldAlignment GoldAlignment;
 
@@ -23,5 +24,12 @@ void gold_free(GoldAlignment *g);
 const CorpusPair *gold_pair(const GoldAlignment *g);
 // The corpus file it is in: "train.tsv", "valid.tsv" or "test.tsv".
 const char *gold_file(const GoldAlignment *g);
+
+// How often each word of the source vocabulary v occurs on the source side of
+// the model's training corpus (train.tsv, found as for gold_find): counts[id],
+// voc_size(v) of them, for ranking what the text box offers. A line without a
+// tab counts nothing, a word not in v is skipped. Returns NULL when the model
+// has no corpus at hand, it cannot be read, or memory runs out; free() it.
+int *gold_word_counts(const char *model_path, const Vocab *v);
 
 #endif
