@@ -4,6 +4,8 @@
 // as the window draws it. Shared helpers: app_fixture.h.
 
 #include "app_fixture.h"
+#include "lessonmode.h"
+#include "settings_panel.h"
 
 // ---- navigation ------------------------------------------------------------------
 
@@ -665,6 +667,58 @@ static void test_model_switch_keeps_what_it_has(void **state) {
     app_draw(f->a);
 }
 
+// In lesson mode, in 繁體中文, the settings panel's sliders are dragged as in
+// explore mode: the trace runs again at each value, the lesson stays on its
+// step, and the next step brings the lesson's own settings back.
+static void test_sliders_in_lesson_mode(void **state) {
+    (void)state;
+    AppOptions o = {.model_path = MODEL_PATH, .lesson = TT_TEST_DATA "/lesson-mode.lesson", .lessons_dir = TT_TEST_DATA "/../../lessons"};
+    Fixture *f = fixture_new(&o);
+    App *a = f->a;
+    key(a, SDLK_F2, KMOD_NONE);
+    keys(a, SDLK_RIGHT, 3);
+    expect_stage(a, "dec.beam", 0);
+    expect_int("the lesson's beam width", trace_options(app_trace(a))->beam_width, 3);
+    key(a, SDLK_d, KMOD_NONE);
+    app_draw(a);
+    SDL_Rect b = app_slider(a, ROW_BEAM);
+    if (b.w <= 0 || b.x + b.w > W) fail_msg("expected: the beam width's slider inside the canvas, got: x %d, width %d", b.x, b.w);
+    mouse(a, SDL_MOUSEBUTTONDOWN, b.x, b.y + b.h / 2);
+    expect_int("beam width at the left end", trace_options(app_trace(a))->beam_width, 1);
+    mouse(a, SDL_MOUSEMOTION, b.x + b.w + 40, b.y);  // dragged past the right end
+    expect_int("beam width dragged to the right end", trace_options(app_trace(a))->beam_width, 16);
+    mouse(a, SDL_MOUSEBUTTONUP, b.x + b.w + 40, b.y);
+    expect_int("the lesson's step", lm_step(app_lessons(a)), 3);
+    expect_stage(a, "dec.beam", 0);
+    app_draw(a);
+    DecodeOptions d = *app_decode(a);
+    d.mode = DECODE_SAMPLE;
+    expect_int("sampling", app_set_decode(a, &d), 0);
+    app_draw(a);
+    SDL_Rect t = app_slider(a, ROW_TEMPERATURE);
+    if (t.w <= 0 || t.x + t.w > W) fail_msg("expected: the temperature's slider inside the canvas, got: x %d, width %d", t.x, t.w);
+    mouse(a, SDL_MOUSEBUTTONDOWN, t.x + t.w - 1, t.y + t.h / 2);
+    mouse(a, SDL_MOUSEBUTTONUP, t.x + t.w - 1, t.y + t.h / 2);
+    if (!(trace_options(app_trace(a))->temperature == 5.0f)) fail_msg("temperature at the right end: got: %g", (double)trace_options(app_trace(a))->temperature);
+    expect_int("still the lesson's step", lm_step(app_lessons(a)), 3);
+    // type zoomed far: the panel shrinks to stay on the canvas, its sliders still there
+    for (int i = 0; i < 6; i++) key(a, SDLK_EQUALS, KMOD_CTRL);
+    app_draw(a);
+    SDL_Rect box = app_settings_box(a);
+    if (box.w <= 0 || box.y + box.h > H || box.x < 0 || box.x + box.w > W)
+        fail_msg("expected: the settings panel inside the %dx%d canvas, got: %d,%d %dx%d", W, H, box.x, box.y, box.w, box.h);
+    t = app_slider(a, ROW_TEMPERATURE);
+    if (t.w <= 0 || t.y < box.y || t.y + t.h > box.y + box.h) fail_msg("expected: the temperature's slider in the panel, got: y %d, height %d", t.y, t.h);
+    key(a, SDLK_d, KMOD_NONE);  // closed: the arrows step the lesson again
+    key(a, SDLK_RIGHT, KMOD_NONE);
+    expect_stage(a, "dec.loss", 0);
+    key(a, SDLK_LEFT, KMOD_NONE);
+    expect_stage(a, "dec.beam", 0);
+    expect_int("the lesson's beam width again", trace_options(app_trace(a))->beam_width, 3);
+    app_draw(a);
+    teardown((void **)&f);
+}
+
 // CSV labels with quotes and commas (RFC 4180): a model whose target vocabulary has them
 static void test_csv_quotes(void **state) {
     Fixture *f = *state;
@@ -796,6 +850,7 @@ int main(void) {
         cmocka_unit_test(test_font_cut_short),
         cmocka_unit_test_setup_teardown(test_csv_quotes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_model_switch_keeps_what_it_has, setup, teardown),
+        cmocka_unit_test(test_sliders_in_lesson_mode),
         cmocka_unit_test_setup_teardown(test_shift_walk_stops, setup, teardown),
     };
     return fixture_main(tests, sizeof tests / sizeof *tests);

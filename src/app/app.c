@@ -341,6 +341,8 @@ SDL_Rect app_slider(const App *a, int row) {
     return (SDL_Rect){0};
 }
 
+SDL_Rect app_settings_box(const App *a) { return a->sp.box; }
+
 int app_unknown_spans(App *a, int *start, int *end, int max) {
     tb_analyse(&a->tb, a->m->src, a->sentence, a->lang);
     return tb_unknown_spans(&a->tb, start, end, max);

@@ -89,6 +89,8 @@ int app_suggestions(App *a, const char **words, int max);
 bool app_settings_open(const App *a);
 // Where the last frame drew the settings panel's slider of row (a SettingsRow); w 0 when none.
 SDL_Rect app_slider(const App *a, int row);
+// Where the last frame drew the settings panel; w 0 when closed.
+SDL_Rect app_settings_box(const App *a);
 // The size of a heatmap cell of the step shown in the last frame drawn, for
 // tests of the layout; false when the step is not shown as a heatmap.
 bool app_cell_size(App *a, int *w, int *h);

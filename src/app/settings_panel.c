@@ -260,16 +260,33 @@ static void add_hit(SettingsPanel *sp, SDL_Rect r, SettingsRow row, int delta, i
     if (sp->n_hits < (int)(sizeof sp->hits / sizeof *sp->hits)) sp->hits[sp->n_hits++] = (SpHit){r, row, delta, choice};
 }
 
+// A design size at the type's zoom, times fit (below 1 when the panel would not fit).
+static int fit_px(const Gfx *g, float design_px, float fit) {
+    int v = (int)lroundf((float)gfx_px(g, design_px) * fit);
+    return v > 1 ? v : 1;
+}
+
+// The panel's height with n rows, and the gap above it.
+static int panel_height(Gfx *g, int n, float fit) {
+    int px = fit_px(g, 18, fit), pad = fit_px(g, 12, fit);
+    int row_h = gfx_line_height(g, px) + pad / 2 + fit_px(g, 4, fit), title_h = gfx_line_height(g, fit_px(g, 22, fit)) + pad / 2;
+    return pad / 2 + title_h + n * row_h + gfx_line_height(g, fit_px(g, 15, fit)) + 2 * pad;
+}
+
 void sp_draw(SettingsPanel *sp, Gfx *g, const SpState *st, const Theme *th, Lang lang) {
     sp->n_hits = 0;
     sp->box = (SDL_Rect){0};
     if (!sp->open) return;
-    int W = gfx_width(g), px = gfx_px(g, 18), small = gfx_px(g, 15), lh = gfx_line_height(g, px), pad = gfx_px(g, 12);
-    int row_h = lh + pad / 2 + gfx_px(g, 4);
+    SettingsRow rows[ROW_COUNT];
+    int n = settings_rows(st, rows);
+    // type zoomed past what the canvas holds: the panel shrinks until it fits below its button
+    float fit = 1.0f;
+    for (int k = 0; k < 20 && sp->button.y + sp->button.h + panel_height(g, n, fit) > gfx_height(g); k++) fit *= 0.93f;
+    int W = gfx_width(g), px = fit_px(g, 18, fit), small = fit_px(g, 15, fit), lh = gfx_line_height(g, px), pad = fit_px(g, 12, fit);
+    int row_h = lh + pad / 2 + fit_px(g, 4, fit);
     static const StringId labels[ROW_COUNT] = {S_MODEL, S_DECODING, S_BEAM_WIDTH, S_TEMPERATURE, S_TOP_K, S_TOP_P, S_SEED, S_MAX_STEPS, S_SPECIAL,
                                                S_LOOK_AHEAD_MASK, S_EXPORT_SCALE};
-    SettingsRow rows[ROW_COUNT];
-    int n = settings_rows(st, rows), label_w = 0;
+    int label_w = 0;
     for (int i = 0; i < n; i++) {
         int w = gfx_text_width(g, i18n(lang, labels[rows[i]]), px);
         label_w = w > label_w ? w : label_w;
@@ -277,21 +294,21 @@ void sp_draw(SettingsPanel *sp, Gfx *g, const SpState *st, const Theme *th, Lang
     DecodeMode modes[4];
     int n_modes = strategies(st, modes), chips_w = 0;
     for (int i = 0; i < n_modes; i++) chips_w += gfx_text_width(g, sp_mode_name(lang, modes[i]), px) + 2 * pad + pad / 2;
-    int title_h = gfx_line_height(g, gfx_px(g, 22)) + pad / 2;
-    SDL_Rect box = {0, sp->button.y + sp->button.h + pad / 2, label_w + 2 * pad + (chips_w > gfx_px(g, 420) ? chips_w : gfx_px(g, 420)), 0};
-    box.h = title_h + n * row_h + gfx_line_height(g, small) + 2 * pad;
+    int title_h = gfx_line_height(g, fit_px(g, 22, fit)) + pad / 2;
+    SDL_Rect box = {0, sp->button.y + sp->button.h + pad / 2, label_w + 2 * pad + (chips_w > fit_px(g, 420, fit) ? chips_w : fit_px(g, 420, fit)), 0};
+    box.h = panel_height(g, n, fit);
     if (box.w > W) box.w = W;
     box.x = W - box.w - pad > 0 ? W - box.w - pad : 0;
     gfx_fill(g, box, th->panel);
     gfx_frame(g, box, 2, th->accent);
-    gfx_text(g, box.x + pad, box.y + pad, i18n(lang, S_SETTINGS), gfx_px(g, 22), th->text, GFX_LEFT);
+    gfx_text(g, box.x + pad, box.y + pad, i18n(lang, S_SETTINGS), fit_px(g, 22, fit), th->text, GFX_LEFT);
     int cx = box.x + pad + label_w + pad, cw = box.x + box.w - pad - cx;
     for (int i = 0; i < n; i++) {
         int y = box.y + pad + title_h + i * row_h;
-        SDL_Rect line = {box.x + gfx_px(g, 4), y - gfx_px(g, 2), box.w - gfx_px(g, 8), row_h};
+        SDL_Rect line = {box.x + fit_px(g, 4, fit), y - fit_px(g, 2, fit), box.w - fit_px(g, 8, fit), row_h};
         if (rows[i] == sp->row) gfx_fill(g, line, (th->accent & 0x00FFFFFF) | 0x30000000);
         gfx_text(g, box.x + pad, y + (row_h - lh) / 2, i18n(lang, labels[rows[i]]), px, th->text, GFX_LEFT);
-        SDL_Rect r = {cx, y + gfx_px(g, 2), 0, row_h - gfx_px(g, 6)};
+        SDL_Rect r = {cx, y + fit_px(g, 2, fit), 0, row_h - fit_px(g, 6, fit)};
         if (rows[i] == ROW_STRATEGY) {
             for (int k = 0; k < n_modes; k++) {
                 const char *name = sp_mode_name(lang, modes[k]);
@@ -312,12 +329,12 @@ void sp_draw(SettingsPanel *sp, Gfx *g, const SpState *st, const Theme *th, Lang
         wg_button(g, th, plus, "+", px, false);
         add_hit(sp, plus, rows[i], 1, -1);
         int vx = r.x + r.w + pad / 2, vw = plus.x - pad / 2 - vx;
-        if (is_slider(rows[i]) && vw > gfx_px(g, 160)) {
+        if (is_slider(rows[i]) && vw > fit_px(g, 160, fit)) {
             // the value, then its slider: a track and a knob, the whole height of the row clickable
-            int value_w = gfx_px(g, 64), knob_w = gfx_px(g, 10);
+            int value_w = fit_px(g, 64, fit), knob_w = fit_px(g, 10, fit);
             gfx_text_fit(g, vx, y + (row_h - lh) / 2, value_w, value, px, th->text, GFX_LEFT);
             SDL_Rect track = {vx + value_w + pad / 2, r.y, plus.x - pad - (vx + value_w + pad / 2), r.h};
-            gfx_fill(g, (SDL_Rect){track.x, track.y + track.h / 2 - gfx_px(g, 2), track.w, gfx_px(g, 4)}, th->panel_edge);
+            gfx_fill(g, (SDL_Rect){track.x, track.y + track.h / 2 - fit_px(g, 2, fit), track.w, fit_px(g, 4, fit)}, th->panel_edge);
             int kx = track.x + (int)lroundf(clamp_float(slider_at(st, rows[i]), 0.0f, 1.0f) * (float)(track.w - 1)) - knob_w / 2;
             gfx_fill(g, (SDL_Rect){kx, track.y, knob_w, track.h}, th->accent);
             add_hit(sp, track, rows[i], 0, SP_SLIDER);
