@@ -419,6 +419,9 @@ static void test_step_names(void **state) {
     expect_str("place", view_step_place(t, s, LANG_EN, buf, sizeof buf), "Decoding step 3 of 7, producing 在");
     const Step *enc = trace_step(t, trace_find(t, "enc.L1.self_attn.weights", 1, 0));
     expect_str("encoder place", view_step_place(t, enc, LANG_ZH_TW, buf, sizeof buf), "編碼器第 1 層");
+    // a layer and a head in Chinese: 「第 2 層・第 1 頭」, not 「層 2 頭 1」
+    snprintf(buf, sizeof buf, i18n(LANG_ZH_TW, S_V_MASK_NOTE), 2, 1);
+    expect_str("mask view's note", buf, "第 2 層・第 1 頭的分數與權重");
     // the pointer over the timeline's end: the last decoding step, named
     app_draw(f->a);
     SDL_Rect play = app_button(f->a, SDLK_SPACE);  // the timeline runs from the play button to the right edge

@@ -109,8 +109,9 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     gfx_fill(g, r.formula, th->panel);
     gfx_frame(g, r.formula, 1, th->panel_edge);
     gfx_math(g, r.formula.x + pad, r.formula.y + pad / 2, r.formula.w - 2 * pad, i18n_formula(lang, s->formula), px, th->text);
-    if (vs->opt.hide_shape) snprintf(line, sizeof line, "%s: %s", i18n(lang, S_SHAPE), i18n(lang, S_L_SHAPE_HIDDEN));
-    else snprintf(line, sizeof line, "%s: %s \xC3\x97 %s = %d \xC3\x97 %d", i18n(lang, S_SHAPE), s->sym_rows, s->sym_cols, s->rows, s->cols);
+    const char *colon = lang == LANG_ZH_TW ? "\xEF\xBC\x9A" : ": ";  // full-width ： in Chinese
+    if (vs->opt.hide_shape) snprintf(line, sizeof line, "%s%s%s", i18n(lang, S_SHAPE), colon, i18n(lang, S_L_SHAPE_HIDDEN));
+    else snprintf(line, sizeof line, "%s%s%s \xC3\x97 %s = %d \xC3\x97 %d", i18n(lang, S_SHAPE), colon, s->sym_rows, s->sym_cols, s->rows, s->cols);
     gfx_math(g, r.formula.x + pad, r.formula.y + pad / 2 + lh, r.formula.w - 2 * pad, line, px, th->text_dim);
     if (vs->opt.code[0])  // code as written, not typeset: its _ and ** are not subscripts
         gfx_text_fit(g, r.formula.x + pad, r.formula.y + pad / 2 + 2 * lh, r.formula.w - 2 * pad, vs->opt.code, px, th->accent, GFX_LEFT);
