@@ -294,6 +294,33 @@ static void test_picker_scrolls(void **state) {
     teardown((void **)&f);
 }
 
+// The picker's choice follows the pointer only when it really moves: a
+// motion event with the pointer at rest over a lesson leaves the choice made
+// with the keys, and Enter opens that one.
+static void test_picker_resting_pointer(void **state) {
+    (void)state;
+    Fixture *f = open_app(NULL, true);
+    app_draw(f->a);
+    key(f->a, SDLK_END, KMOD_NONE);
+    int y = 0;
+    for (; y < 800 && lm_picked(f->lm) != 0; y += 4) move_mouse(f->a, 450, y);  // real motion onto the first lesson
+    assert_int_equal(lm_picked(f->lm), 0);
+    key(f->a, SDLK_DOWN, KMOD_NONE);
+    key(f->a, SDLK_DOWN, KMOD_NONE);
+    assert_int_equal(lm_picked(f->lm), 2);
+    move_mouse(f->a, 450, y - 4);  // the pointer at rest where it was, over the first lesson
+    assert_int_equal(lm_picked(f->lm), 2);
+    move_mouse(f->a, 451, y - 4);  // it moves: the choice follows it again
+    assert_int_equal(lm_picked(f->lm), 0);
+    key(f->a, SDLK_DOWN, KMOD_NONE);
+    move_mouse(f->a, 451, y - 4);
+    key(f->a, SDLK_RETURN, KMOD_NONE);  // opens the second lesson, not the one under the pointer
+    assert_false(lm_picker_open(f->lm));
+    assert_true(lm_running(f->lm));
+    assert_int_equal(lm_picked(f->lm), 1);
+    teardown((void **)&f);
+}
+
 // Every formula line with words in it has its 繁體中文 form: each entry of
 // the table is met in some trace (none is misspelt), and none is left over.
 // given:, table: and code: reach the view as copies, are drawn in both languages,
@@ -398,6 +425,7 @@ int main(void) {
         cmocka_unit_test(test_broken_lesson_stays_usable),
         cmocka_unit_test(test_picker),
         cmocka_unit_test(test_picker_scrolls),
+        cmocka_unit_test(test_picker_resting_pointer),
         cmocka_unit_test_setup_teardown(test_draws_at_any_size, setup, teardown),
         cmocka_unit_test(test_given_matrix_and_code),
         cmocka_unit_test(test_formulas_in_chinese),

@@ -269,7 +269,8 @@ void lm_show_picker(LessonMode *lm, bool on) {
 
 static bool in_rect(SDL_Rect r, int x, int y) { return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h; }
 
-static bool picker_event(LessonMode *lm, App *a, const SDL_Event *e) {
+// moved: the pointer really moved (a motion event may come with the pointer at rest)
+static bool picker_event(LessonMode *lm, App *a, const SDL_Event *e, bool moved) {
     if (e->type == SDL_KEYDOWN) {
         if (e->key.keysym.mod & (KMOD_CTRL | KMOD_ALT)) return false;  // quit, fullscreen… still work
         switch (e->key.keysym.sym) {
@@ -286,6 +287,7 @@ static bool picker_event(LessonMode *lm, App *a, const SDL_Event *e) {
         default: return true;
         }
     }
+    if (e->type == SDL_MOUSEMOTION && !moved) return true;  // a resting pointer leaves the keys' choice alone
     if (e->type == SDL_MOUSEMOTION || e->type == SDL_MOUSEBUTTONDOWN) {
         int x = e->type == SDL_MOUSEMOTION ? e->motion.x : e->button.x, y = e->type == SDL_MOUSEMOTION ? e->motion.y : e->button.y;
         for (int i = 0; i < lm->n_items; i++)
@@ -325,11 +327,12 @@ static void reveal(LessonMode *lm, App *a) {
 }
 
 bool lm_event(LessonMode *lm, App *a, const SDL_Event *e) {
+    bool moved = e->type == SDL_MOUSEMOTION && (e->motion.x != lm->mouse_x || e->motion.y != lm->mouse_y);
     if (e->type == SDL_MOUSEMOTION) {
         lm->mouse_x = e->motion.x;
         lm->mouse_y = e->motion.y;
     }
-    if (lm->picker) return picker_event(lm, a, e);
+    if (lm->picker) return picker_event(lm, a, e, moved);
     if (lm->host->busy(a)) return false;  // typing, help or settings: theirs
     if (e->type == SDL_KEYDOWN) {
         SDL_Keycode sym = e->key.keysym.sym;
