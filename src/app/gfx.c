@@ -324,11 +324,6 @@ void gfx_line(Gfx *g, float x0, float y0, float x1, float y1, float width, Color
         }
 }
 
-// One font object for every size, resized as needed: opening the CJK
-// collection again costs about 6 ms and 600 page faults a size (most of a
-// window's first frame), where a resize costs microseconds. The glyphs
-// SDL_ttf drops on a resize are cheap to load again; rendered text and
-// widths are cached here by size anyway.
 // SDL_ttf reads the font through this stream, at the position kept here,
 // from the blocks of the file last read.
 static Sint64 font_size(SDL_RWops *rw) { return ((Gfx *)rw->hidden.unknown.data1)->font_bytes; }
@@ -386,6 +381,11 @@ static int font_close(SDL_RWops *rw) {
     return 0;
 }
 
+// One font object for every size, resized as needed: opening the CJK
+// collection again costs about 6 ms and 600 page faults a size (most of a
+// window's first frame), where a resize costs microseconds. The glyphs
+// SDL_ttf drops on a resize are cheap to load again; rendered text and
+// widths are cached here by size anyway.
 static TTF_Font *open_size(Gfx *g, int px) {
     SDL_RWops *rw = SDL_AllocRW();
     if (!rw) return NULL;
