@@ -10,7 +10,6 @@
 #include "bars.h"
 #include "experiment.h"
 #include "export.h"
-#include "gold.h"
 #include "help.h"
 #include "image.h"
 #include "layout.h"
@@ -101,7 +100,7 @@ App *app_new(const AppOptions *o, Gfx *g, Error *err) {
         return NULL;
     }
     snprintf(a->model_path, sizeof a->model_path, "%s", o->model_path);
-    tb_set_counts(&a->tb, gold_word_counts(o->model_path, a->m->src), voc_size(a->m->src));  // once per model
+    tb_set_corpus(&a->tb, o->model_path);
     if (o->target) {  // --target: teacher forcing
         a->decode.mode = DECODE_TEACHER;
         bool ok = run_tokenize_target(o->target, a->m, &a->target, err) == 0;
@@ -288,7 +287,7 @@ int app_set_model(App *a, const char *path) {
     voc_tokens_deinit(&a->target);
     a->target = target;
     sp_set_model(&a->sp, path);
-    tb_set_counts(&a->tb, gold_word_counts(path, m->src), voc_size(m->src));  // another vocabulary and corpus
+    tb_set_corpus(&a->tb, path);  // another vocabulary and corpus
     char what[600];
     snprintf(what, sizeof what, "%s (%s)", m->name, base_name(path));
     status_set(&a->status, i18n(a->lang, S_MODEL_LOADED), what);

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gold.h"
+
 void tb_init(TextBox *tb, Gfx *g, StatusLine *status) {
     memset(tb, 0, sizeof *tb);
     tb->g = g;
@@ -12,13 +14,17 @@ void tb_init(TextBox *tb, Gfx *g, StatusLine *status) {
 
 void tb_deinit(TextBox *tb) {
     free(tb->counts);
+    free(tb->corpus_of);
     memset(tb, 0, sizeof *tb);
 }
 
-void tb_set_counts(TextBox *tb, int *counts, int n) {
+void tb_set_corpus(TextBox *tb, const char *model_path) {
     free(tb->counts);
-    tb->counts = counts;
-    tb->n_counts = counts ? n : 0;
+    free(tb->corpus_of);
+    tb->counts = NULL;
+    tb->n_counts = 0;
+    tb->counted = false;
+    tb->corpus_of = model_path ? strdup(model_path) : NULL;  // a failed strdup only leaves the order alphabetical
     tb->analysed = false;
 }
 
@@ -210,6 +216,12 @@ static void analyse(TextBox *tb, const Vocab *src, const char *sentence, Lang la
     if (!plen) return;
     tb->word_start = b;
     tb->word_end = e;
+    // the corpus is read at the first word to complete, not at start-up
+    if (!tb->counted) {
+        tb->counts = gold_word_counts(tb->corpus_of, src);
+        tb->n_counts = tb->counts ? voc_size(src) : 0;
+        tb->counted = true;
+    }
     // the best TB_MAX_SUGGEST of all the words with the prefix, kept in order as they come
     const char *found[TB_MAX_SUGGEST];
     int found_id[TB_MAX_SUGGEST], n = 0;

@@ -36,6 +36,8 @@ typedef struct {
     bool suggest_closed;
     const char *suggest[TB_MAX_SUGGEST];  // into the source vocabulary
     int *counts, n_counts;                // the words' corpus counts, ranking the suggestions (NULL: alphabetical)
+    char *corpus_of;                      // the model whose corpus they are counted in (tb_set_corpus)
+    bool counted;                         // counts worked out (at the first suggestion)
     size_t word_start, word_end;          // the word at the cursor, as bytes of edit
     SDL_Rect box, suggest_rects[TB_MAX_SUGGEST];
 } TextBox;
@@ -56,10 +58,10 @@ const char *tb_text(const TextBox *tb);
 bool tb_editing(const TextBox *tb);
 void tb_start(TextBox *tb);
 void tb_stop(TextBox *tb);
-// The corpus counts of the source vocabulary's words (gold_word_counts, n of
-// them; NULL: none at hand), taken over: suggestions are ranked by them, then
-// alphabetically.
-void tb_set_counts(TextBox *tb, int *counts, int n);
+// The model whose corpus ranks the suggestions (gold_word_counts: by how
+// often each word occurs, then alphabetically; alphabetically when it has no
+// corpus). Counted when a word is first completed, not here.
+void tb_set_corpus(TextBox *tb, const char *model_path);
 // The words are to be worked out again (another sentence or vocabulary).
 void tb_stale(TextBox *tb);
 
