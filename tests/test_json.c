@@ -412,6 +412,51 @@ static uint32_t next_random(uint32_t *s) {
     return *s;
 }
 
+// json_format_float against printf's own "%.9g", which it must equal byte
+// for byte; also run over every float by bench/float_format_all.c.
+static void check_float_bits(uint32_t bits) {
+    float v;
+    memcpy(&v, &bits, sizeof v);
+    char ours[JSON_FLOAT_MAX], want[64];
+    int n = json_format_float(ours, v);
+    if (isnan(v)) snprintf(want, sizeof want, "NaN");
+    else if (isinf(v)) snprintf(want, sizeof want, "%s", v < 0 ? "-Infinity" : "Infinity");
+    else snprintf(want, sizeof want, "%.9g", (double)v);
+    if (strcmp(ours, want) != 0 || n != (int)strlen(want))
+        fail_msg("expected: %s (length %zu) for 0x%08x, got: %s (length %d)", want, strlen(want), bits, ours, n);
+}
+
+static void test_format_float(void **state) {
+    (void)state;
+    // the edges: zeros, the smallest and largest subnormals and normals, the
+    // largest float, NaN, the infinities, 1 and its neighbours
+    const uint32_t edges[] = {0x00000000, 0x80000000, 0x00000001, 0x007fffff, 0x00800000, 0x7f7fffff, 0xff7fffff,
+                              0x7fc00000, 0x7f800000, 0xff800000, 0x3f800000, 0x3f7fffff, 0x3f800001};
+    for (size_t i = 0; i < sizeof edges / sizeof *edges; i++) check_float_bits(edges[i]);
+    // every power of ten a float can be near, and the floats either side:
+    // where the nine digits roll over to the next exponent
+    for (int k = -45; k <= 38; k++) {
+        float p = (float)pow(10.0, k);
+        uint32_t bits;
+        memcpy(&bits, &p, sizeof bits);
+        for (uint32_t d = 0; d < 5; d++) {
+            check_float_bits(bits + d);
+            if (bits >= d) check_float_bits(bits - d);
+        }
+    }
+    // where %g turns from fixed to scientific notation: 1e-5, 1e-4, 1e9
+    const float turns[] = {0.0001f, 0.00009999999f, 0.00001f, 999999999.0f, 1e9f, 123456789.0f, 12345.678f, 0.5f, 100.0f};
+    for (size_t i = 0; i < sizeof turns / sizeof *turns; i++) {
+        uint32_t bits;
+        memcpy(&bits, &turns[i], sizeof bits);
+        check_float_bits(bits);
+        check_float_bits(bits | 0x80000000u);
+    }
+    // and a million floats spread over all bit patterns
+    uint32_t r = 12345;
+    for (int i = 0; i < 1000000; i++) check_float_bits(next_random(&r));
+}
+
 static void test_arbitrary_bytes(void **state) {
     (void)state;
     // Mutated documents and random bytes must fail cleanly or parse; the
@@ -472,6 +517,7 @@ int main(void) {
         cmocka_unit_test(test_big_array),
         cmocka_unit_test(test_big_object_duplicates),
         cmocka_unit_test(test_write_string),
+        cmocka_unit_test(test_format_float),
         cmocka_unit_test(test_arbitrary_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

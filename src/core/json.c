@@ -595,7 +595,16 @@ long json_duplicate_key(const Json *j) {
 void json_write_string(FILE *fp, const char *s) {
     assert(s);
     fputc('"', fp);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+    const unsigned char *c = (const unsigned char *)s;
+    while (*c) {
+        // a run that needs no escape goes out in one write: labels are most of a trace's strings
+        size_t plain = 0;
+        while (c[plain] >= 0x20 && c[plain] != '"' && c[plain] != '\\') plain++;
+        if (plain) {
+            fwrite(c, 1, plain, fp);
+            c += plain;
+            continue;
+        }
         switch (*c) {
         case '"': fputs("\\\"", fp); break;
         case '\\': fputs("\\\\", fp); break;
@@ -604,12 +613,138 @@ void json_write_string(FILE *fp, const char *s) {
         case '\r': fputs("\\r", fp); break;
         case '\b': fputs("\\b", fp); break;
         case '\f': fputs("\\f", fp); break;
-        default:
-            if (*c < 0x20)
-                fprintf(fp, "\\u%04x", *c);
-            else
-                fputc(*c, fp);
+        default: fprintf(fp, "\\u%04x", *c);
         }
+        c++;
     }
     fputc('"', fp);
+}
+
+// json_format_float: the value is m * 2^e exactly (m < 2^24). Its nine
+// significant digits are N = m * 2^e * 10^p rounded half to even, with p
+// chosen so that 10^8 <= N < 10^9, worked out in 128-bit integers; a value
+// whose product does not fit (below about 1e-23) goes to printf.
+__extension__ typedef unsigned __int128 u128;
+
+static const uint64_t pow10_u64[20] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull, 10000000ull,
+                                       100000000ull, 1000000000ull, 10000000000ull, 100000000000ull, 1000000000000ull,
+                                       10000000000000ull, 100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+                                       100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull};
+
+static u128 pow10_u128(int p) {
+    return p < 20 ? (u128)pow10_u64[p] : (u128)pow10_u64[19] * pow10_u64[p - 19];
+}
+
+// m * 2^e * 10^p rounded half to even (*out) and rounded down (*floor_out);
+// false when the product would not fit in 128 bits.
+static bool nine_digits(uint32_t m, int e, int p, uint64_t *out, uint64_t *floor_out) {
+    if (p >= 0 && p <= 12 && e < 0 && e > -64) {  // most values (1e-4 to 1e4): in 64 bits
+        uint64_t num = m * pow10_u64[p], q = num >> -e, r = num & ((1ull << -e) - 1), half = 1ull << (-e - 1);
+        *floor_out = q;
+        *out = q + (r > half || (r == half && (q & 1)));
+        return true;
+    }
+    u128 num;
+    int shift = 0;
+    if (p >= 0) {
+        if (p > 31) return false;  // m * 10^31 < 2^128
+        num = (u128)m * pow10_u128(p);
+        if (e >= 0) {
+            if (e > 20) return false;  // only values over 1e9 have e > 0 here, and they have p < 0
+            num <<= e;
+        } else
+            shift = -e;
+    } else {
+        // only values of 1e9 and more, which are whole numbers (e >= 7)
+        if (e < 0 || -p > 38) return false;
+        u128 whole = (u128)m << e, d = pow10_u128(-p), q = whole / d, r = whole % d;
+        *floor_out = (uint64_t)q;
+        if (r * 2 > d || (r * 2 == d && (q & 1))) q++;
+        *out = (uint64_t)q;
+        return true;
+    }
+    if (shift == 0) {
+        *out = *floor_out = (uint64_t)num;
+        return true;
+    }
+    if (shift > 127) return false;
+    u128 q = num >> shift, r = num - (q << shift), half = (u128)1 << (shift - 1);
+    *floor_out = (uint64_t)q;
+    if (r > half || (r == half && (q & 1))) q++;
+    *out = (uint64_t)q;
+    return true;
+}
+
+int json_format_float(char *buf, float v) {
+    if (isnan(v)) return (int)(stpcpy(buf, "NaN") - buf);
+    if (isinf(v)) return (int)(stpcpy(buf, v < 0 ? "-Infinity" : "Infinity") - buf);
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    char *o = buf;
+    if (bits >> 31) *o++ = '-';
+    uint32_t biased = (bits >> 23) & 0xff, m = bits & 0x7fffff;
+    if (biased == 0 && m == 0) {
+        *o++ = '0';
+        *o = 0;
+        return (int)(o - buf);
+    }
+    int e = biased ? (int)biased - 150 : -149;
+    if (biased) m |= 0x800000;
+    // decimal exponent: floor(log10) from the binary one, then corrected
+    // (78913 / 2^18 is log10(2) closely enough for floor to be exact up to 1650)
+    int l2 = 31 - __builtin_clz(m) + e, x = l2 >= 0 ? (l2 * 78913) >> 18 : -((-l2 * 78913) >> 18) - 1;
+    uint64_t n = 0, below = 0;
+    for (int tries = 0;; tries++) {
+        if (tries == 3 || !nine_digits(m, e, 8 - x, &n, &below)) return snprintf(buf, JSON_FLOAT_MAX, "%.9g", (double)v);
+        if (below >= 1000000000ull) x++;
+        else if (below < 100000000ull) x--;
+        else break;
+    }
+    if (n == 1000000000ull) {  // rounded up to the next power of ten
+        n = 100000000ull;
+        x++;
+    }
+    // two digits at a time, the two halves independent of each other
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
+    char digits[9];
+    uint32_t hi = (uint32_t)(n / 10000), lo = (uint32_t)(n % 10000);
+    memcpy(digits + 7, pairs + 2 * (lo % 100), 2);
+    memcpy(digits + 5, pairs + 2 * (lo / 100), 2);
+    memcpy(digits + 3, pairs + 2 * (hi % 100), 2);
+    memcpy(digits + 1, pairs + 2 * (hi / 100 % 100), 2);
+    digits[0] = (char)('0' + hi / 10000);
+    int nd = 9;
+    while (nd > 1 && digits[nd - 1] == '0') nd--;  // %g drops trailing zeros
+    if (x >= -4 && x < 9) {
+        // fixed-size copies, then the pointer moved by what counts: no
+        // loops whose length depends on the value (buf has room to spare)
+        if (x < 0) {
+            memcpy(o, "0.0000", 6);  // "0." and -x - 1 zeros
+            o += 1 - x;
+            memcpy(o, digits, 9);
+            o += nd;
+        } else {
+            memcpy(o, digits, 9);
+            memcpy(o + x + 2, digits + x + 1, 8);
+            o[x + 1] = '.';
+            o += nd > x + 1 ? nd + 1 : x + 1;
+        }
+    } else {
+        *o++ = digits[0];
+        if (nd > 1) {
+            *o++ = '.';
+            memcpy(o, digits + 1, (size_t)(nd - 1));
+            o += nd - 1;
+        }
+        *o++ = 'e';
+        *o++ = x < 0 ? '-' : '+';
+        int ax = x < 0 ? -x : x;
+        if (ax >= 10) *o++ = (char)('0' + ax / 10);
+        else *o++ = '0';
+        *o++ = (char)('0' + ax % 10);
+    }
+    *o = 0;
+    return (int)(o - buf);
 }

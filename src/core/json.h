@@ -41,4 +41,11 @@ long json_duplicate_key(const Json *j);
 #include <stdio.h>
 void json_write_string(FILE *fp, const char *s);
 
+// Writes v into buf (at least JSON_FLOAT_MAX bytes) as printf's "%.9g" of
+// (double)v writes it, byte for byte (9 significant digits: every float
+// reads back exactly), or NaN, Infinity, -Infinity; returns the length.
+// About ten times faster than printf: a trace writes 170,000 of them.
+enum { JSON_FLOAT_MAX = 32 };
+int json_format_float(char *buf, float v);
+
 #endif

@@ -1,14 +1,31 @@
 // The trace as JSON (schema in docs/TRACE.md).
-#include <math.h>
 #include <stdlib.h>
 
 #include "json.h"
 #include "trace_private.h"
 
-static void write_float(FILE *fp, float v) {
-    if (isnan(v)) fputs("NaN", fp);
-    else if (isinf(v)) fputs(v < 0 ? "-Infinity" : "Infinity", fp);
-    else fprintf(fp, "%.9g", (double)v);
+// A step's values, formatted into a buffer written in large pieces: the
+// numbers are most of a trace's JSON.
+static void write_values(FILE *fp, const Step *s) {
+    char buf[16384];
+    size_t len = 0;
+    buf[len++] = '[';
+    for (int r = 0; r < s->rows; r++) {
+        const float *row = trace_row(s, r);
+        if (r) buf[len++] = ',';
+        buf[len++] = '[';
+        for (int k = 0; k < s->cols; k++) {
+            if (len > sizeof buf - JSON_FLOAT_MAX - 8) {  // room for a number and the brackets after it
+                fwrite(buf, 1, len, fp);
+                len = 0;
+            }
+            if (k) buf[len++] = ',';
+            len += (size_t)json_format_float(buf + len, row[k]);
+        }
+        buf[len++] = ']';
+    }
+    buf[len++] = ']';
+    fwrite(buf, 1, len, fp);
 }
 
 static void write_labels(FILE *fp, const char *const *labels, int n) {
@@ -123,17 +140,9 @@ static int write_json(const Trace *t, FILE *fp, const char *src_text, const int 
             fprintf(fp, ",\"values\":null,\"values_in\":%d}", in_last[i]);
             continue;
         }
-        fputs(",\"values\":[", fp);
-        for (int r = 0; r < s->rows; r++) {
-            fputs(r ? ",[" : "[", fp);
-            const float *row = trace_row(s, r);
-            for (int k = 0; k < s->cols; k++) {
-                if (k) fputc(',', fp);
-                write_float(fp, row[k]);
-            }
-            fputc(']', fp);
-        }
-        fputs("]}", fp);
+        fputs(",\"values\":", fp);
+        write_values(fp, s);
+        fputc('}', fp);
     }
     fputs("\n]}\n", fp);
     return ferror(fp) ? -1 : 0;
