@@ -185,6 +185,7 @@ static int parse_layer_head(const CliSpec *o, const char *val, void *dest) {
 // Every option of every command (--help lists them).
 static const CliSpec specs[] = {
     FLAG("--skip-bad"), FLAG("--dark"), FLAG("--allow-special"), FLAG("--no-look-ahead-mask"), FLAG("--each-head"),
+    FLAG("--kv-cache"),
     TEXT("--src"), TEXT("--target"), TEXT("--out"), TEXT("--model"), TEXT("--src-vocab"), TEXT("--tgt-vocab"), TEXT("--name"),
     TEXT("--corpus"), TEXT("--stage"), TEXT("--script"), TEXT("--sentences"), TEXT("--lesson"), TEXT("--pair"), TEXT("--train"),
     TEXT("--valid"), TEXT("--resume"),

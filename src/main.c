@@ -49,6 +49,8 @@ static const char *const usage_text[] = {
     "  --ablate LIST             silence heads and sub-layers: L2H1 (decoder layer 2's cross-attention head 1),\n"
     "                            dec.L1.self_attn.H3, enc.L2.self_attn, dec.L2.cross_attn, dec.L1.ffn, … joined by commas\n"
     "  --each-head               trace --target: also the mean loss with each head silenced alone\n"
+    "  --kv-cache                translate: also the multiply-adds with and without a KV cache (here and for the\n"
+    "                            paper's base model); the window's K key shows the cache (docs/TRACE.md)\n"
     "Options for trace:\n"
     "  --target TEXT             teacher forcing: the reference translation\n"
     "  --out FILE                write the JSON here (atomically) instead of stdout\n"

@@ -181,7 +181,7 @@ void app_set_base_scale(App *a, float scale) {
 }
 
 SDL_Rect app_button(const App *a, SDL_Keycode key) {
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < BARS_SWITCHES; i++)
         if (bars_switch_keys[i] == key) return a->bars.switches[i];
     if (key == SDLK_SLASH) return a->lay.help_button;
     if (key == SDLK_SPACE) return a->lay.play_button;

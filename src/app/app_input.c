@@ -132,7 +132,8 @@ static bool key_down(App *a, const SDL_Event *e) {
     case SDLK_m:
     case SDLK_g:
     case SDLK_v:
-    case SDLK_a: return !ctrl && bars_toggle_view(&a->view, sym);
+    case SDLK_a:
+    case SDLK_k: return !ctrl && bars_toggle_view(&a->view, sym);
     case SDLK_0:
     case SDLK_EQUALS:
     case SDLK_PLUS:

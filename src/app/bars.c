@@ -6,7 +6,7 @@
 #include "vocab.h"
 #include "widgets.h"
 
-const SDL_Keycode bars_switch_keys[4] = {SDLK_g, SDLK_v, SDLK_m, SDLK_a};
+const SDL_Keycode bars_switch_keys[BARS_SWITCHES] = {SDLK_g, SDLK_v, SDLK_m, SDLK_a, SDLK_k};
 
 const char *bars_info(const Model *m, const Trace *t, Lang lang, char *info, size_t size) {
     const DecodeOptions *d = trace_options(t);  // a lesson step may differ from the settings
@@ -24,6 +24,7 @@ bool bars_toggle_view(ViewOptions *v, SDL_Keycode key) {
     else if (key == SDLK_g) v->heads_grid = !v->heads_grid;
     else if (key == SDLK_v) v->lines = !v->lines;
     else if (key == SDLK_a) v->no_gold = !v->no_gold;
+    else if (key == SDLK_k) v->kv_cache = !v->kv_cache;
     else return false;
     return true;
 }
@@ -62,12 +63,13 @@ static int draw_switches(Bars *b, Gfx *g, const ViewState *vs, int x, int y) {
     int px = gfx_px(g, 16), pad = gfx_px(g, 6);
     const ViewOptions *v = &vs->opt;
     ViewSwitches w = view_switches(vs);
-    // M does nothing where the grid or the lines show the weights instead (plan_panels)
-    bool side_by_side = w.side_by_side && !(w.heads_grid && v->heads_grid) && !(w.lines && v->lines);
-    const bool shown[4] = {w.heads_grid, w.lines, side_by_side, w.gold};
-    const bool on[4] = {v->heads_grid, v->lines, !v->no_side_by_side, !v->no_gold};
-    static const StringId labels[4] = {S_SW_GRID, S_SW_LINES, S_SW_SIDE_BY_SIDE, S_SW_GOLD};
-    for (int i = 0; i < 4; i++) {
+    // M does nothing where the grid, the lines or the KV cache show the weights instead (plan_panels)
+    bool kv = w.kv_cache && v->kv_cache;
+    bool side_by_side = w.side_by_side && !kv && !(w.heads_grid && v->heads_grid) && !(w.lines && v->lines);
+    const bool shown[BARS_SWITCHES] = {w.heads_grid && !kv, w.lines && !kv, side_by_side, w.gold, w.kv_cache};
+    const bool on[BARS_SWITCHES] = {v->heads_grid, v->lines, !v->no_side_by_side, !v->no_gold, v->kv_cache};
+    static const StringId labels[BARS_SWITCHES] = {S_SW_GRID, S_SW_LINES, S_SW_SIDE_BY_SIDE, S_SW_GOLD, S_SW_KV_CACHE};
+    for (int i = 0; i < BARS_SWITCHES; i++) {
         b->switches[i] = (SDL_Rect){0};
         if (!shown[i]) continue;
         b->switches[i] = wg_toggle(g, vs->theme, x, y, i18n(vs->lang, labels[i]), px, pad, on[i]);
@@ -203,7 +205,7 @@ void bars_draw_status(Gfx *g, const Layout *lay, const Theme *th, const char *sa
 
 BarsClick bars_click(const Bars *b, int x, int y) {
     SDL_Point p = {x, y};
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < BARS_SWITCHES; i++)
         if (SDL_PointInRect(&p, &b->switches[i])) return (BarsClick){BARS_SWITCH, i};
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < b->n_chips[k]; i++)

@@ -15,12 +15,14 @@
 #include "model.h"
 #include "theme.h"
 #include "trace.h"
+
+enum { BARS_SWITCHES = 5 };  // grid, lines, side by side, gold, KV cache
 #include "view.h"
 
 typedef struct {
     SDL_Rect chips[2][16];   // [0] layers, [1] heads
     int n_chips[2];
-    SDL_Rect switches[4];    // as bars_switch_keys; w 0: not shown
+    SDL_Rect switches[BARS_SWITCHES];  // as bars_switch_keys; w 0: not shown
 } Bars;
 
 // What a click on the bars is on.
@@ -30,7 +32,7 @@ typedef struct {
 } BarsClick;
 
 // The view switches' keys, in the order of Bars.switches: grid, lines, side by side, gold.
-extern const SDL_Keycode bars_switch_keys[4];
+extern const SDL_Keycode bars_switch_keys[BARS_SWITCHES];
 
 // The class list's counter: "n/N", or "–/N" for a sentence not from it (at -1). Returns buf.
 const char *bars_counter(int at, int count, char *buf, size_t size);

@@ -36,7 +36,8 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "G\tall heads of the layer and their average\n"
                         "V\tattention as lines between the words\n"
                         "A\tgold alignment over cross-attention (on / off)\n"
-                        "M G V A\talso buttons beside the heads (H1 \xE2\x80\xA6)\n"
+                        "K\tKV cache: a decoder stage beside its step before (on K or V: every layer's cache)\n"
+                        "M G V A K\talso buttons beside the heads (H1 \xE2\x80\xA6)\n"
                         "X / Shift + X\tsilence the head shown, or its sub-layer / silence nothing (Alt + click: a head)\n"
                         "E\tthe experiment page: before and after silencing, each head silenced alone\n"
                         "F2\tEnglish / \xE4\xB8\xAD\xE6\x96\x87\n"
@@ -83,6 +84,16 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_SW_LINES] = "lines (V)",
         [S_SW_SIDE_BY_SIDE] = "mask steps (M)",
         [S_SW_GOLD] = "gold (A)",
+        [S_SW_KV_CACHE] = "KV cache (K)",
+        [S_V_KV_CACHED] = "step %d (in the cache)",
+        [S_V_KV_STEP] = "step %d",
+        [S_V_KV_LAYER_K] = "layer %d \xC2\xB7 K",
+        [S_V_KV_LAYER_V] = "layer %d \xC2\xB7 V",
+        [S_V_KV_KEPT] = "Rows 1 to %d are step %d's, bit for bit: a decoder keeps them. Row %d (outlined) is the only one computed.",
+        [S_V_KV_CHANGED] = "%d of %d earlier rows changed (outlined): rows that change cannot be kept from the step before.",
+        [S_V_KV_ALL] = "Every row is step %d's, bit for bit: a decoder computes these once, at step 1, and keeps them.",
+        [S_V_KV_LAYERS] = "The cache a decoder keeps: each layer's K and V of head %d, one row more a step (outlined: the new one).",
+        [S_V_KV_COST] = "Multiply-adds for this translation: %s with a KV cache, %s without (%.1f\xC3\x97); the paper's base model, same lengths: %s and %s (%.1f\xC3\x97)",
         [S_V_CHOICE_SAMPLED] = "P = %.3f, random draw u = %.3f",
         [S_V_CHOICE_GREEDY] = "P = %.3f (the largest)",
         [S_V_RANK] = "%s (rank %d)",
@@ -205,7 +216,8 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "G\t該層所有注意力頭及其平均\n"
                         "V\t以連線顯示注意力\n"
                         "A\t在交叉注意力上顯示參考對齊（開／關）\n"
-                        "M G V A\t也可按注意力頭（H1 \xE2\x80\xA6）旁的按鈕\n"
+                        "K\tKV 快取：解碼器的某一步與前一步並排（在 K 或 V 上：每一層的快取）\n"
+                        "M G V A K\t也可按注意力頭（H1 \xE2\x80\xA6）旁的按鈕\n"
                         "X / Shift + X\t靜音目前的頭或它的子層／全部取消（Alt + 點選：某個頭）\n"
                         "E\t實驗頁：靜音前後對照，每次只靜音一個頭\n"
                         "F2\tEnglish / 中文\n"
@@ -252,6 +264,16 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_SW_LINES] = "連線 (V)",
         [S_SW_SIDE_BY_SIDE] = "遮罩步驟 (M)",
         [S_SW_GOLD] = "參考對齊 (A)",
+        [S_SW_KV_CACHE] = "KV 快取 (K)",
+        [S_V_KV_CACHED] = "第 %d 步（已在快取中）",
+        [S_V_KV_STEP] = "第 %d 步",
+        [S_V_KV_LAYER_K] = "第 %d 層・K",
+        [S_V_KV_LAYER_V] = "第 %d 層・V",
+        [S_V_KV_KEPT] = "第 1 到 %d 列與第 %d 步的完全相同（逐位元相等）：解碼器保留它們。只有第 %d 列（框起來的）需要重新計算。",
+        [S_V_KV_CHANGED] = "之前的列中有 %d 列（共 %d 列）改變了（框起來的）：會改變的列無法沿用上一步的結果。",
+        [S_V_KV_ALL] = "每一列都與第 %d 步的完全相同（逐位元相等）：解碼器只在第 1 步計算一次，之後一直保留。",
+        [S_V_KV_LAYERS] = "解碼器保留的快取：每一層第 %d 頭的 K 與 V，每一步多一列（框起來的是新的一列）。",
+        [S_V_KV_COST] = "整句翻譯的乘加次數：用 KV 快取 %s，不用 %s（%.1f 倍）；論文的基礎模型、同樣長度：%s 與 %s（%.1f 倍）",
         [S_V_CHOICE_SAMPLED] = "P = %.3f，隨機抽樣 u = %.3f",
         [S_V_CHOICE_GREEDY] = "P = %.3f（最大者）",
         [S_V_RANK] = "%s（第 %d 名）",

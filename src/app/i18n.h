@@ -48,6 +48,16 @@ typedef enum {
     S_SW_LINES,
     S_SW_SIDE_BY_SIDE,
     S_SW_GOLD,
+    S_SW_KV_CACHE,      // "KV cache (K)"
+    S_V_KV_CACHED,      // the KV cache view: "step %d (in the cache)"
+    S_V_KV_STEP,        // "step %d"
+    S_V_KV_LAYER_K,     // "layer %d · K"
+    S_V_KV_LAYER_V,
+    S_V_KV_KEPT,        // "rows 1 to %d are step %d's, bit for bit: kept, not computed again; row %d is new"
+    S_V_KV_CHANGED,
+    S_V_KV_ALL,         // no new row: the memory's K and V     // "%d of %d earlier rows changed: …"
+    S_V_KV_LAYERS,      // "every decoder layer's K and V, head %d: the cache grows a row a step"
+    S_V_KV_COST,        // "multiply-adds for the whole translation: %s with a KV cache, %s without (%.1f×); …"
     S_V_CHOICE_SAMPLED, // "P = %.3f, random draw u = %.3f"
     S_V_CHOICE_GREEDY,  // "P = %.3f (the largest)"
     S_V_RANK,           // a bar's label below the top ones: "%s (rank %d)"

@@ -136,7 +136,7 @@ static void apply(LessonMode *lm, App *a) {
     const LesStep *s = &l->steps[lm->step];
     int idx = les_bind(l, lm->step, lm->host->trace(a), lm->why, sizeof lm->why);
     ViewOptions v = {.heads_grid = s->grid, .lines = s->lines, .no_side_by_side = s->alone, .no_gold = s->no_gold,
-                     .hide_shape = s->ask[LES_EN] != NULL};
+                     .kv_cache = s->kv_cache, .hide_shape = s->ask[LES_EN] != NULL};
     for (int i = 0; i < s->n_cells && v.n_highlight < 16; i++) {
         v.highlight[v.n_highlight].row = s->cells[i].row;
         v.highlight[v.n_highlight++].col = s->cells[i].col;

@@ -64,6 +64,7 @@ ViewSwitches view_switches(const ViewState *vs) {
     if (!s) return w;
     w.heads_grid = w.lines = panels_heads_grid(s);
     w.side_by_side = panels_side_by_side(s);
+    w.kv_cache = panels_kv_cache(vs, s);
     ViewState with_gold = *vs;
     with_gold.opt.no_gold = false;
     w.gold = view_gold_for(&with_gold, s, NULL) != NULL;

@@ -41,6 +41,7 @@ typedef struct {
     bool heads_grid;        // g: attention weights of every head of the layer, and their average
     bool lines;             // v: attention weights as lines between the tokens
     bool no_gold;           // a: hide the gold alignment over cross-attention
+    bool kv_cache;          // k: a decoder stage at step t beside step t − 1 (on K and V: every layer's cache)
     bool hide_shape;        // lessons: a question is open, and the page's shape line would answer it
     int n_highlight;        // lessons: cells outlined in heatmaps
     struct {
@@ -98,11 +99,12 @@ bool view_hit(Gfx *g, SDL_Rect area, const ViewState *vs, int x, int y, int *row
 // own panel), for tests of the layout; false when it is not shown as a heatmap.
 bool view_cell_size(Gfx *g, SDL_Rect area, const ViewState *vs, int *w, int *h);
 
-// The view switches that change how step vs->step is shown (keys G, V, M, A).
+// The view switches that change how step vs->step is shown (keys G, V, M, A, K).
 typedef struct {
     bool heads_grid, lines;     // attention weights
     bool side_by_side;          // the decoder's masking steps
     bool gold;                  // cross-attention weights with a gold alignment in the corpus
+    bool kv_cache;              // a decoder stage from decoding step 2 (not in teacher forcing)
 } ViewSwitches;
 ViewSwitches view_switches(const ViewState *vs);
 

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "kvcache.h"
+
 enum { MAX_PANELS = 17 };
 
 typedef struct {
@@ -19,8 +21,12 @@ typedef struct {
     bool no_average;                // the heads grid without the heads' average (view data missing): the view says so
     const CorpusPair *gold;         // the gold alignment drawn, or NULL
     const char *gold_file;
-    char note[160];                 // a line under the panels, or ""
-    SDL_Rect legend;                // where that line goes (h 0: no line)
+    char note[300];                 // a line under the panels, or ""
+    char note2[300];                // a second line (the KV cache's arithmetic), or ""
+    SDL_Rect legend;                // where those lines go (h 0: none)
+    bool kv;                        // the KV cache view: rows kept from the step before are washed, new ones outlined
+    bool own_row_labels;            // every panel names its rows (they differ: steps t − 1 and t)
+    const Step *kv_prev[MAX_PANELS];  // what each panel's rows are compared with (NULL: every row is new)
     SDL_Rect cells[MAX_PANELS];     // each panel's place, framed when current
     SDL_Rect inner[MAX_PANELS];     // its view, inset in the cell
 } Panels;
@@ -70,8 +76,79 @@ static void add_heads(const ViewState *vs, const Step *s, Panels *p) {
     p->shared_bar = true;  // every head's weights, and their average, run from 0 to 1
 }
 
+// The KV cache view applies to a decoder stage that step t − 1 recorded too (kv_step_before).
+bool panels_kv_cache(const ViewState *vs, const Step *s) { return kv_step_before(vs->trace, s) != NULL; }
+
+// A count of multiply-adds as people read it: 1.67 M, 1.04 G; 167 萬, 4.42 億.
+static void format_count(char *buf, size_t size, uint64_t n, Lang lang) {
+    double v = (double)n;
+    if (lang == LANG_ZH_TW) {
+        if (v >= 1e8) snprintf(buf, size, "%.2f \xE5\x84\x84", v / 1e8);        // 億
+        else if (v >= 1e4) snprintf(buf, size, "%.0f \xE8\x90\xAC", v / 1e4);   // 萬
+        else snprintf(buf, size, "%.0f", v);
+    } else if (v >= 1e9) snprintf(buf, size, "%.2f G", v / 1e9);
+    else if (v >= 1e6) snprintf(buf, size, "%.2f M", v / 1e6);
+    else if (v >= 1e3) snprintf(buf, size, "%.1f k", v / 1e3);
+    else snprintf(buf, size, "%.0f", v);
+}
+
+// What a KV cache saves on this translation and on the paper's base model.
+static void kv_cost_note(const ViewState *vs, char *buf, size_t size) {
+    const Trace *t = vs->trace;
+    Config paper = kv_paper_config();
+    KvCost here = kv_cost(&vs->model->cfg, trace_source_length(t), trace_decoding_steps(t));
+    KvCost big = kv_cost(&paper, trace_source_length(t), trace_decoding_steps(t));
+    char a[32], b[32], c[32], d[32];
+    format_count(a, sizeof a, here.with_cache, vs->lang);
+    format_count(b, sizeof b, here.without_cache, vs->lang);
+    format_count(c, sizeof c, big.with_cache, vs->lang);
+    format_count(d, sizeof d, big.without_cache, vs->lang);
+    snprintf(buf, size, i18n(vs->lang, S_V_KV_COST), a, b, (double)here.without_cache / (double)(here.with_cache ? here.with_cache : 1), c,
+             d, (double)big.without_cache / (double)(big.with_cache ? big.with_cache : 1));
+}
+
+// The KV cache view. On the self-attention's K or V: every decoder layer's K
+// and V at this step, each against its step before: the cache itself. On
+// any other decoder stage: the step before beside this one.
+static void add_kv_cache(const ViewState *vs, const Step *s, Panels *p) {
+    const StageInfo *k = stage_kv_cache(0), *v = stage_kv_cache(1);
+    if (s->stage == k || s->stage == v) {
+        int layers = vs->model->cfg.n_dec;
+        if (2 * layers > MAX_PANELS) return;
+        for (int l = 0; l < layers; l++)
+            for (int w = 0; w < 2; w++) {
+                const StageInfo *st = w ? v : k;
+                int i = 2 * l + w;
+                p->steps[i] = view_find_step(vs->trace, st, l + 1, s->head, s->dstep);
+                p->kv_prev[i] = view_find_step(vs->trace, st, l + 1, s->head, s->dstep - 1);
+                if (!p->steps[i]) return;
+                snprintf(p->titles[i], sizeof p->titles[i], i18n(vs->lang, w ? S_V_KV_LAYER_V : S_V_KV_LAYER_K), l + 1);
+            }
+        p->n = 2 * layers;
+        p->cols = 2;
+        snprintf(p->note, sizeof p->note, i18n(vs->lang, S_V_KV_LAYERS), s->head ? s->head : 1);
+    } else {
+        p->steps[0] = kv_step_before(vs->trace, s);
+        p->steps[1] = s;
+        p->kv_prev[1] = p->steps[0];
+        snprintf(p->titles[0], sizeof p->titles[0], i18n(vs->lang, S_V_KV_CACHED), s->dstep - 1);
+        snprintf(p->titles[1], sizeof p->titles[1], i18n(vs->lang, S_V_KV_STEP), s->dstep);
+        p->ops[0] = "\xE2\x86\x92";  // →
+        p->n = 2;
+        p->own_row_labels = true;
+        p->cols = 0;
+        int earlier = p->steps[0]->rows < s->rows ? p->steps[0]->rows : s->rows, changed = 0;
+        for (int r = 0; r < earlier; r++) changed += !kv_row_unchanged(p->steps[0], s, r);
+        if (changed) snprintf(p->note, sizeof p->note, i18n(vs->lang, S_V_KV_CHANGED), changed, earlier);
+        else if (earlier < s->rows) snprintf(p->note, sizeof p->note, i18n(vs->lang, S_V_KV_KEPT), earlier, s->dstep - 1, earlier + 1);
+        else snprintf(p->note, sizeof p->note, i18n(vs->lang, S_V_KV_ALL), s->dstep - 1);
+    }
+    p->kv = true;
+    kv_cost_note(vs, p->note2, sizeof p->note2);
+}
+
 // Heatmap panels in a row share the rows: only the first shows their labels.
-static bool shows_row_labels(const Panels *p, int i) { return p->n == 1 || i % p->cols == 0; }
+static bool shows_row_labels(const Panels *p, int i) { return p->n == 1 || p->own_row_labels || i % p->cols == 0; }
 
 // Whether panel i draws a colour bar: all do, unless they share one scale;
 // then the last column's (a short last row has none: the rows above show it).
@@ -87,10 +164,11 @@ static void place_panels(Gfx *g, SDL_Rect area, const ViewState *vs, Panels *p) 
     int gap = gfx_px(g, 28), inset = gfx_px(g, 8), rows = (p->n + p->cols - 1) / p->cols;
     int label_w = p->lines ? 0 : heat_row_labels_width(g, vs, p->steps[0]);
     int bar_w = p->shared_bar && !p->lines ? heat_colorbar_width(g, vs) : 0;  // a shared bar: only the last column has one
-    int w = (area.w - label_w - bar_w - (p->cols - 1) * gap) / p->cols, h = (area.h - (rows - 1) * gap) / rows;
+    int labels_w = p->own_row_labels ? p->cols * label_w : label_w;
+    int w = (area.w - labels_w - bar_w - (p->cols - 1) * gap) / p->cols, h = (area.h - (rows - 1) * gap) / rows;
     for (int i = 0; i < p->n; i++) {
-        int col = i % p->cols, x = area.x + col * (w + gap) + (col ? label_w : 0);
-        int cell_w = w + (col ? 0 : label_w) + (shows_bar(p, i) ? bar_w : 0);
+        int col = i % p->cols, x = area.x + col * (w + gap) + (p->own_row_labels ? col : col > 0) * label_w;
+        int cell_w = w + (col && !p->own_row_labels ? 0 : label_w) + (shows_bar(p, i) ? bar_w : 0);
         p->cells[i] = (SDL_Rect){x, area.y + (i / p->cols) * (h + gap), cell_w, h};
         p->inner[i] = (SDL_Rect){p->cells[i].x + inset, p->cells[i].y + inset, cell_w - 2 * inset, h - 2 * inset};
     }
@@ -126,9 +204,10 @@ static void fit_cells(Gfx *g, const ViewState *vs, Panels *p) {
 static void plan_panels(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, Panels *p) {
     memset(p, 0, sizeof *p);
     p->current = -1;
-    bool weights = panels_heads_grid(s);
-    p->lines = weights && vs->opt.lines;
-    if (weights && vs->opt.heads_grid) add_heads(vs, s, p);
+    bool weights = panels_heads_grid(s), kv = vs->opt.kv_cache && panels_kv_cache(vs, s);
+    p->lines = weights && vs->opt.lines && !kv;
+    if (kv) add_kv_cache(vs, s, p);
+    else if (weights && vs->opt.heads_grid) add_heads(vs, s, p);
     else if (!p->lines && !vs->opt.no_side_by_side && panels_side_by_side(s)) add_masking_steps(vs, s, p);
     if (p->n < 2) {
         p->n = p->cols = 1;
@@ -142,10 +221,10 @@ static void plan_panels(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *
     if (!vs->data && !vs->opt.no_gold && view_gold_step(s))  // the gold may be there: say why it is not shown
         snprintf(p->note, sizeof p->note, "%s", i18n(vs->lang, S_V_NO_MEMORY));
     if (p->lines && !p->note[0]) snprintf(p->note, sizeof p->note, i18n(vs->lang, S_V_LINE_NOTE), (double)LINE_MIN_WEIGHT);
-    if (p->gold || p->note[0]) {  // a line under the panels
-        int lh = gfx_line_height(g, view_small_px(vs));
-        p->legend = (SDL_Rect){area.x, area.y + area.h - lh, area.w, lh};
-        area.h -= lh + gfx_px(g, 8);
+    if (p->gold || p->note[0] || p->note2[0]) {  // a line or two under the panels
+        int lh = gfx_line_height(g, view_small_px(vs)), lines = p->note2[0] ? 2 : 1;
+        p->legend = (SDL_Rect){area.x, area.y + area.h - lines * lh, area.w, lines * lh};
+        area.h -= lines * lh + gfx_px(g, 8);
     }
     if (!p->cols) {
         int best = 1, best_cell = -1;
@@ -166,7 +245,7 @@ static void plan_panels(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *
 
 static void draw_legend(Gfx *g, const Panels *p, const ViewState *vs) {
     const Theme *t = vs->theme;
-    int px = view_small_px(vs), x = p->legend.x, y = p->legend.y, lh = p->legend.h;
+    int px = view_small_px(vs), x = p->legend.x, y = p->legend.y, lh = gfx_line_height(g, px);
     if (p->gold) {  // a sample of the mark, then where the gold comes from
         float cy = (float)y + (float)lh / 2.0f, scale = gfx_scale(g);
         if (p->lines) view_draw_dashed(g, (float)x, cy, (float)x + 34.0f * scale, cy, 2.0f * scale, 7.0f * scale, t->gold);
@@ -177,6 +256,23 @@ static void draw_legend(Gfx *g, const Panels *p, const ViewState *vs) {
         x += gfx_text(g, x, y, buf, px, t->text_dim, GFX_LEFT) + gfx_px(g, 24);
     }
     gfx_text_fit(g, x, y, p->legend.x + p->legend.w - x, p->note, px, t->text_dim, GFX_LEFT);
+    if (p->note2[0]) gfx_text_fit(g, p->legend.x, y + lh, p->legend.w, p->note2, px, t->text_dim, GFX_LEFT);
+}
+
+// The KV cache's marks on panel i: rows kept from the step before washed
+// pale (their numbers still readable), a changed or new row outlined.
+static void draw_kv_marks(Gfx *g, const Panels *p, int i, const ViewState *vs) {
+    const Step *s = p->steps[i], *prev = p->kv_prev[i];
+    if (!prev) return;
+    HeatLayout L = heat_layout(g, p->inner[i], vs, s, p->titles[i][0] != '\0', shows_row_labels(p, i), shows_bar(p, i));
+    int m = gfx_px(g, 2);
+    for (int r = 0; r < s->rows; r++) {
+        SDL_Rect row = {L.grid.x, L.grid.y + r * L.cell_h, L.grid.w, L.cell_h};
+        if (kv_row_unchanged(prev, s, r)) gfx_fill(g, row, view_with_alpha(vs->theme->background, 0.45f));
+        else
+            gfx_frame(g, (SDL_Rect){row.x - m, row.y - m, row.w + 2 * m, row.h + 2 * m}, gfx_px(g, 3),
+                      r < prev->rows ? vs->theme->chosen : vs->theme->accent);
+    }
 }
 
 void panels_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
@@ -191,6 +287,7 @@ void panels_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
         const char *title = p.titles[i][0] ? p.titles[i] : NULL;
         if (p.lines) lines_draw(g, p.inner[i], vs, p.steps[i], title, p.gold);
         else heat_draw(g, p.inner[i], vs, p.steps[i], title, shows_row_labels(&p, i), shows_bar(&p, i), p.gold);
+        if (p.kv) draw_kv_marks(g, &p, i, vs);
         if (i == p.current) gfx_frame(g, p.cells[i], gfx_px(g, 2), t->accent);
         if (p.ops[i] && i + 1 < p.n) {  // the sign between two panels, level with the cells
             bool wraps = (i + 1) % p.cols == 0;  // the next panel starts a row: the sign ends this one
@@ -198,6 +295,7 @@ void panels_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
             HeatLayout L = heat_layout(g, p.inner[k], vs, p.steps[k], true, shows_row_labels(&p, k), shows_bar(&p, k));
             int px = vs->font_px * 3 / 2, right = p.cells[i].x + p.cells[i].w;
             int x = wraps ? right + gfx_px(g, 14) : (right + p.cells[i + 1].x) / 2;
+            if (x + gfx_text_width(g, p.ops[i], px) / 2 > area.x + area.w) continue;  // a wrapped row with no room after it
             gfx_text(g, x, L.grid.y + L.grid.h / 2 - gfx_line_height(g, px) / 2, p.ops[i], px, t->text_dim, GFX_CENTER);
         }
     }

@@ -88,6 +88,7 @@ bool panels_cell_size(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s,
 // The switches that apply to s (ViewSwitches without the gold).
 bool panels_heads_grid(const Step *s);
 bool panels_side_by_side(const Step *s);
+bool panels_kv_cache(const ViewState *vs, const Step *s);
 
 // ---- bars and choices (view_bars.c) ----
 

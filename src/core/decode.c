@@ -147,7 +147,7 @@ static int run_stepwise(Ctx *c, Seq mem) {
     bool chained = !tr->opt.no_look_ahead_mask;
     c->chain_cap = chained ? tr->opt.max_steps : 0;
     for (int t = 1; t <= tr->opt.max_steps; t++) {
-        c->dstep = t;
+        c->dstep = tr->decoding_steps = t;
         // each step's input extends the previous one's by one token: incremental
         int pass = tr->n_steps;
         float *h = trace_decoder_pass(c, seq, t, "m", mem, prev_pass);
@@ -230,7 +230,7 @@ static int run_beam(Ctx *c, Seq mem) {
     beam[0].ids[0] = voc_bos(m->tgt);
     beam[0].len = 1;
     for (int t = 1; t <= T; t++) {
-        c->dstep = t;
+        c->dstep = tr->decoding_steps = t;
         int n_ex = 0;
         bool recorded = false;
         for (int b = 0; b < live; b++) {

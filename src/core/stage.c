@@ -149,6 +149,8 @@ char *stage_human_name(const StageInfo *s, int layer, StageLang lang, char *buf,
     return buf;
 }
 
+const StageInfo *stage_kv_cache(int which) { return stage_find(which ? "dec.self_attn.v" : "dec.self_attn.k"); }
+
 int stage_group(StageGroup g, const StageInfo **out, int max) {
     int n = 0;
     if (g == STAGE_GROUP_NONE) return 0;

@@ -780,6 +780,8 @@ const int *trace_output(const Trace *t, int *n) {
     return t->out_ids;
 }
 
+int trace_decoding_steps(const Trace *t) { return t->decoding_steps; }
+int trace_source_length(const Trace *t) { return t->opt.pad_to > t->src_n ? t->opt.pad_to : t->src_n; }
 float trace_mean_loss(const Trace *t) { return t->mean_loss; }
 const DecodeOptions *trace_options(const Trace *t) { return &t->opt; }
 size_t trace_bytes(const Trace *t) { return t->bytes + sizeof *t; }

@@ -92,6 +92,11 @@ void trace_copy_values(const Step *s, float *out);
 int trace_find(const Trace *t, const char *stage_id, int head, int dstep);
 // The generated tokens (without <bos> and <eos>).
 const int *trace_output(const Trace *t, int *n);
+// The decoding steps run, one a token (the last may choose <eos>); 0 in
+// teacher forcing, which runs the decoder once over the whole target.
+int trace_decoding_steps(const Trace *t);
+// The tokens the encoder reads (with <eos>; with the padding when padded).
+int trace_source_length(const Trace *t);
 // Teacher forcing: the mean cross-entropy over the target positions.
 float trace_mean_loss(const Trace *t);
 // The decoding options the trace was made with, defaults filled in.

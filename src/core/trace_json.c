@@ -2,6 +2,7 @@
 #include <stdlib.h>
 
 #include "json.h"
+#include "kvcache.h"
 #include "trace_private.h"
 
 // A step's values, formatted into a buffer written in large pieces: the
@@ -88,6 +89,15 @@ void trace_json_about(const Trace *t, FILE *fp, const char *src_text) {
     fputs("},\"output\":{", fp);
     write_ids(fp, "output", m->tgt, t->out_ids, t->out_n);
     if (o->mode == DECODE_TEACHER) fprintf(fp, ",\"mean_loss\":%.9g", (double)t->mean_loss);
+    else {  // what a KV cache saves on this translation, and on the paper's base model of the same lengths
+        Config paper = kv_paper_config();
+        KvCost here = kv_cost(c, trace_source_length(t), t->decoding_steps), big = kv_cost(&paper, trace_source_length(t), t->decoding_steps);
+        fprintf(fp,
+                ",\"decoding_steps\":%d,\"multiply_adds\":{\"with_kv_cache\":%llu,\"without_kv_cache\":%llu,"
+                "\"paper_base_model\":{\"with_kv_cache\":%llu,\"without_kv_cache\":%llu}}",
+                t->decoding_steps, (unsigned long long)here.with_cache, (unsigned long long)here.without_cache,
+                (unsigned long long)big.with_cache, (unsigned long long)big.without_cache);
+    }
     if (t->each_head) {  // the experiment: each head silenced alone
         const Config *cf = &m->cfg;
         fputs(",\"each_head\":{", fp);

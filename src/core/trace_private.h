@@ -24,6 +24,7 @@ struct Trace {
     int src_n;
     int *out_ids;           // out_n generated tokens (cap: max_steps)
     int out_n;
+    int decoding_steps;     // greedy, sampling, beam search: the steps run (the last may choose <eos>); teacher forcing: 0
     float mean_loss;
     float *each_head;       // opt.each_head: the losses of trace_each_head, its own allocation; else NULL
     size_t bytes;

@@ -395,7 +395,8 @@ static void parse_view(LesStep *s, const Entry *e, const char *path, LesProblems
         else if (!strcmp(w, "alone")) s->alone = true;
         else if (!strcmp(w, "gold")) s->no_gold = false;
         else if (!strcmp(w, "no-gold")) s->no_gold = true;
-        else les_problem(pr, "%s:%d: unknown view \"%s\"; expected grid, lines, alone, gold or no-gold", path, e->line, w);
+        else if (!strcmp(w, "kv-cache")) s->kv_cache = true;
+        else les_problem(pr, "%s:%d: unknown view \"%s\"; expected grid, lines, alone, gold, no-gold or kv-cache", path, e->line, w);
     }
 }
 

@@ -80,7 +80,7 @@ typedef struct {
     int head;                       // from 1; 0 = not given
     int dstep;                      // decoding step from 1; 0 = not given; -1 = last
     LesRun run;                     // this step's own settings
-    bool grid, lines, alone, no_gold;
+    bool grid, lines, alone, no_gold, kv_cache;
     LesCell *cells;
     int n_cells;
     const char *say[LES_LANGS];     // paragraphs separated by "\n"

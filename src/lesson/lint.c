@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kvcache.h"
 #include "lesson.h"
 #include "vocab.h"
 
@@ -27,7 +28,7 @@ static void check_words(const Vocab *v, const char *what, const char *text, cons
 }
 
 // A bound step's view options and highlighted cells fit its stage.
-static void check_view(const LesStep *ls, const Step *s, const char *path, LesProblems *pr) {
+static void check_view(const LesStep *ls, const Trace *t, const Step *s, const char *path, LesProblems *pr) {
     int vline = ls->view_line ? ls->view_line : ls->line;
     const StageInfo *st = s->stage;
     bool attention = st->block == STAGE_BLOCK_SELF_ATTN || st->block == STAGE_BLOCK_CROSS_ATTN;
@@ -36,6 +37,9 @@ static void check_view(const LesStep *ls, const Step *s, const char *path, LesPr
     if (ls->alone && !(st->part == STAGE_DECODER && st->block == STAGE_BLOCK_SELF_ATTN))
         les_problem(pr, "%s:%d: view alone is for decoder self-attention stages", path, vline);
     if (ls->lines && !attention) les_problem(pr, "%s:%d: view lines is for attention stages", path, vline);
+    if (ls->kv_cache && !kv_step_before(t, s))
+        les_problem(pr, "%s:%d: view kv-cache is for the decoder's matrices from decoding step 2, in generation (not teacher forcing)", path,
+                    vline);
     // the window outlines cells of heatmaps, and rows of the top-k bars, the beam table and the loss
     static const char *const no_cells[] = {"tokens", "probs", "choice"};
     for (size_t k = 0; ls->n_cells && k < sizeof no_cells / sizeof no_cells[0]; k++)
@@ -118,7 +122,7 @@ int les_lint(const char *path, const char *models_dir, LesProblems *pr) {
             les_problem(pr, "%s:%d: %s", path, line, why);
             continue;
         }
-        check_view(ls, trace_step(t, idx), path, pr);
+        check_view(ls, t, trace_step(t, idx), path, pr);
     }
     trace_free(t);
     mdl_free(m);
