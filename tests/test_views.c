@@ -24,7 +24,7 @@ struct Golden {
     const char *stage;
     int head, dstep;
     DecodeMode mode;
-    const char *keys;       // then pressed: x silences the head shown, E the experiment page, ? help, t theme, z F2 (繁體中文), g the heads grid, v the line view, e the text box with an input method composing
+    const char *keys;       // then pressed: x silences the head shown, E the experiment page, ? help, t theme, z F2 (繁體中文), g the heads grid, v the line view, k the KV cache, e the text box with an input method composing
     float temperature;      // sampling (seed 1); 0 = 1
     int top_k;
     bool no_mask;           // the experiment without the look-ahead mask
@@ -62,6 +62,11 @@ static const Golden goldens[] = {
     // the experiment that silences a head: before and after side by side, every head silenced alone
     {"experiment.silenced", "dec.L2.cross_attn.weights", 1, 1, DECODE_TEACHER, "xE", 0.0f, 0, false},
     {"experiment.silenced.zh-TW", "dec.L2.cross_attn.weights", 1, 1, DECODE_TEACHER, "xEz", 0.0f, 0, false},
+    // the KV cache: step 3 beside step 4, the kept rows washed and the new one outlined; every layer's K and V;
+    // without the mask, the earlier rows that changed
+    {"dec.L1.self_attn.weights.kv", "dec.L1.self_attn.weights", 1, 4, DECODE_GREEDY, "k", 0.0f, 0, false},
+    {"dec.L2.self_attn.k.kv.zh-TW", "dec.L2.self_attn.k", 1, 4, DECODE_GREEDY, "kz", 0.0f, 0, false},
+    {"dec.L1.self_attn.weights.kv.no_mask", "dec.L1.self_attn.weights", 1, 3, DECODE_GREEDY, "k", 0.0f, 0, true},
     {"help", "src.tokens", 0, 0, DECODE_GREEDY, "?", 0.0f, 0, false},
     {"text_box", "src.tokens", 0, 0, DECODE_GREEDY, "e", 0.0f, 0, false},
 };
@@ -88,6 +93,7 @@ static int setup_golden(void **state) {
         else if (*k == 'z') key(f->a, SDLK_F2, KMOD_NONE);
         else if (*k == 'g') key(f->a, SDLK_g, KMOD_NONE);
         else if (*k == 'v') key(f->a, SDLK_v, KMOD_NONE);
+        else if (*k == 'k') key(f->a, SDLK_k, KMOD_NONE);
         else if (*k == 'e') {
             key(f->a, SDLK_l, KMOD_LCTRL);
             key(f->a, SDLK_END, KMOD_NONE);  // Ctrl+L selects the sentence: End keeps it to edit
@@ -452,6 +458,40 @@ static void test_silence_keys(void **state) {
     expect_int("X on src.tokens", key(f->a, SDLK_x, KMOD_NONE), 0);
 }
 
+// K shows the KV cache on the decoder's matrices from step 2, in generation;
+// its button is there only where it applies, and the view is drawn at sizes
+// from a thumbnail to 8K.
+static void test_kv_cache_key(void **state) {
+    Fixture *f = *state;
+    go_to(f->a, "enc.L1.self_attn.weights", 1, 0);
+    app_draw(f->a);
+    expect_int("the KV cache button on an encoder step", app_button(f->a, SDLK_k).w, 0);
+    go_to(f->a, "dec.L2.self_attn.v", 3, 1);
+    app_draw(f->a);
+    expect_int("the KV cache button at decoding step 1", app_button(f->a, SDLK_k).w, 0);
+    go_to(f->a, "dec.L2.self_attn.v", 3, 3);
+    app_draw(f->a);
+    assert_true(app_button(f->a, SDLK_k).w > 0);
+    expect_int("K", key(f->a, SDLK_k, KMOD_NONE), 1);
+    expect_int("the KV cache after K", app_view(f->a)->kv_cache, 1);
+    expect_stage(f->a, "dec.L2.self_attn.v", 3);  // the step stays; only how it is shown changes
+    static const int sizes[][2] = {{1024, 768}, {200, 150}, {7680, 4320}};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        if (gfx_resize(f->g, sizes[i][0], sizes[i][1])) fail_msg("gfx_resize %d×%d failed", sizes[i][0], sizes[i][1]);
+        app_draw(f->a);
+    }
+    // a click on the lit button turns it off again
+    if (gfx_resize(f->g, 1280, 800)) fail_msg("gfx_resize failed");
+    app_draw(f->a);
+    SDL_Rect b = app_button(f->a, SDLK_k);
+    mouse(f->a, SDL_MOUSEBUTTONDOWN, b.x + b.w / 2, b.y + b.h / 2);
+    mouse(f->a, SDL_MOUSEBUTTONUP, b.x + b.w / 2, b.y + b.h / 2);
+    expect_int("the KV cache after a click on its button", app_view(f->a)->kv_cache, 0);
+    go_to(f->a, "dec.probs", 0, 3);  // bars: no KV view
+    app_draw(f->a);
+    expect_int("the KV cache button on dec.probs", app_button(f->a, SDLK_k).w, 0);
+}
+
 // The decoding sliders: a press on the track and a drag set the value, the
 // sentence running again at each new value; letting go ends the drag; the
 // ends of the track are the panel's bounds.
@@ -506,6 +546,7 @@ int main(void) {
     const struct CMUnitTest behaviour[] = {
         cmocka_unit_test_setup_teardown(test_sliders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_silence_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_kv_cache_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_step_png, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_step_png_unwritable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_view, setup, teardown),
