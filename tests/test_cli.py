@@ -385,6 +385,27 @@ class TestTrace(CliCase):
                     self.assertAlmostEqual(sum(row), 1.0, places=4)
         r = run("trace", "--src", SENTENCE, "--no-look-ahead-mask=yes")
         self.assert_error(r, 2, names=("--no-look-ahead-mask",))
+    def test_kv_cache_counts(self):
+        """What a KV cache saves: in the JSON and from translate --kv-cache, the same counts; none in teacher forcing."""
+        t = load_trace(self, "--max-steps", "5")
+        out = t["output"]
+        self.assertEqual(out["decoding_steps"], len(steps_of(t, "dec.choice")))
+        ma = out["multiply_adds"]
+        self.assertLess(ma["with_kv_cache"], ma["without_kv_cache"])
+        self.assertLess(ma["paper_base_model"]["with_kv_cache"], ma["paper_base_model"]["without_kv_cache"])
+        r = run("translate", "--src", SENTENCE, "--max-steps", "5", "--kv-cache")
+        self.assert_ok(r)
+        lines = r.stdout.decode("utf-8").splitlines()
+        self.assertEqual(len(lines), 4, lines)
+        self.assertIn(f"{out['decoding_steps']} decoding steps", lines[1])
+        for line, counts in ((lines[2], ma), (lines[3], ma["paper_base_model"])):
+            self.assertIn(f"{counts['with_kv_cache']:,} with a KV cache", line)
+            self.assertIn(f"{counts['without_kv_cache']:,} without", line)
+        self.assertEqual(lines[0], run("translate", "--src", SENTENCE, "--max-steps", "5").stdout.decode("utf-8").strip())
+        teacher = load_trace(self, "--target", "我 愛 自然 語言 處理")
+        self.assertNotIn("multiply_adds", teacher["output"])
+        self.assert_error(run("translate", "--src", SENTENCE, "--kv-cache=yes"), 2, names=("--kv-cache",))
+
     def test_json_shared(self):
         """Each decoder row once: a step a later one extends points at it, and its values are that step's first rows and columns."""
         for args in ((), ("--decode", "sample", "--seed", "3"), ("--decode", "beam"), ("--pad-to", "7")):
@@ -501,7 +522,9 @@ class TestSpecialTokens(CliCase):
             with self.subTest(name):
                 t = self.trace(model, *args, "--allow-special")
                 self.assertEqual(t["decode"]["special_tokens"], "allowed")
-                got = hashlib.sha256(json.dumps([t["output"], t["steps"]], sort_keys=True).encode()).hexdigest()
+                # (the output's decoding_steps and multiply_adds came later: they are not part of what was decoded)
+                output = {k: v for k, v in t["output"].items() if k not in ("decoding_steps", "multiply_adds")}
+                got = hashlib.sha256(json.dumps([output, t["steps"]], sort_keys=True).encode()).hexdigest()
                 self.assertEqual(got, want)
 
     def test_excluded_by_default(self):

@@ -221,10 +221,13 @@ static void plan_panels(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *
     if (!vs->data && !vs->opt.no_gold && view_gold_step(s))  // the gold may be there: say why it is not shown
         snprintf(p->note, sizeof p->note, "%s", i18n(vs->lang, S_V_NO_MEMORY));
     if (p->lines && !p->note[0]) snprintf(p->note, sizeof p->note, i18n(vs->lang, S_V_LINE_NOTE), (double)LINE_MIN_WEIGHT);
-    if (p->gold || p->note[0] || p->note2[0]) {  // a line or two under the panels
-        int lh = gfx_line_height(g, view_small_px(vs)), lines = p->note2[0] ? 2 : 1;
-        p->legend = (SDL_Rect){area.x, area.y + area.h - lines * lh, area.w, lines * lh};
-        area.h -= lines * lh + gfx_px(g, 8);
+    if (p->gold || p->note[0] || p->note2[0]) {  // a line under the panels (the KV cache's notes wrap, never cut)
+        int px = view_small_px(vs), h = gfx_line_height(g, px);
+        if (p->kv)
+            h = (p->gold ? h : 0) + gfx_text_wrap(g, 0, 0, area.w, p->note, px, 0, false) +
+                gfx_text_wrap(g, 0, 0, area.w, p->note2, px, 0, false);
+        p->legend = (SDL_Rect){area.x, area.y + area.h - h, area.w, h};
+        area.h -= h + gfx_px(g, 8);
     }
     if (!p->cols) {
         int best = 1, best_cell = -1;
@@ -255,8 +258,13 @@ static void draw_legend(Gfx *g, const Panels *p, const ViewState *vs) {
         snprintf(buf, sizeof buf, i18n(vs->lang, S_V_GOLD), p->gold_file, p->gold->line);
         x += gfx_text(g, x, y, buf, px, t->text_dim, GFX_LEFT) + gfx_px(g, 24);
     }
+    if (p->kv) {  // its notes below the gold's line, wrapped
+        if (p->gold) y += lh;
+        y += gfx_text_wrap(g, p->legend.x, y, p->legend.w, p->note, px, t->text_dim, true);
+        gfx_text_wrap(g, p->legend.x, y, p->legend.w, p->note2, px, t->text_dim, true);
+        return;
+    }
     gfx_text_fit(g, x, y, p->legend.x + p->legend.w - x, p->note, px, t->text_dim, GFX_LEFT);
-    if (p->note2[0]) gfx_text_fit(g, p->legend.x, y + lh, p->legend.w, p->note2, px, t->text_dim, GFX_LEFT);
 }
 
 // The KV cache's marks on panel i: rows kept from the step before washed
