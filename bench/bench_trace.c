@@ -18,7 +18,7 @@
 
 #define SENTENCE_TOKENS 12
 #define DECODE_STEPS 12
-#define TOY_SENTENCE "the big red cat sits on the small mat , i love"
+#define TOY_SENTENCE "the big red cat sits on the small mat . i love"
 #define PAPER_VOCAB 1000
 #define DEFAULT_TOY_REPS 500
 #define DEFAULT_PAPER_REPS 10

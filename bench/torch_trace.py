@@ -31,7 +31,7 @@ from torch import nn
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_MODEL = os.path.join(HERE, "..", "assets", "models", "en-zh-random.safetensors")
-SENTENCE = "the big red cat sits on the small mat , i love"
+SENTENCE = "the big red cat sits on the small mat . i love"
 SENTENCE_TOKENS = 12
 DECODE_STEPS = 12
 SHOW_TOP = 5

@@ -188,10 +188,10 @@ static const CliSpec specs[] = {
     FLAG("--kv-cache"),
     TEXT("--src"), TEXT("--target"), TEXT("--out"), TEXT("--model"), TEXT("--src-vocab"), TEXT("--tgt-vocab"), TEXT("--name"),
     TEXT("--corpus"), TEXT("--stage"), TEXT("--script"), TEXT("--sentences"), TEXT("--lesson"), TEXT("--pair"), TEXT("--train"),
-    TEXT("--valid"), TEXT("--resume"),
+    TEXT("--valid"), TEXT("--resume"), TEXT("--compare"),
     SETTING("--head", SETTING_HEAD), SETTING("--step", SETTING_STEP),
     WHOLE("--width", 100, 8192), WHOLE("--height", 100, 8192), OWN("--scale", parse_scale), OWN("--cmap", parse_cmap),
-    WHOLE("--steps", 1, 100000000), WHOLE("--batch", 1, 4096), WHOLE("--warmup", 0, 100000000), WHOLE("--threads", 1, 64),
+    WHOLE("--steps", 0, 100000000), WHOLE("--batch", 1, 4096), WHOLE("--warmup", 0, 100000000), WHOLE("--threads", 1, 64),
     WHOLE("--checkpoint-every", 0, 100000000), WHOLE("--eval-every", 0, 100000000), WHOLE("--limit", 0, INT_MAX),
     REAL("--lr"), REAL("--label-smoothing"), REAL("--clip"), REAL("--align-weight"), OWN("--supervise-head", parse_layer_head),
     OWN("--decode", parse_decode), OWN("--ablate", parse_ablate), OWN("--format", parse_format), OWN("--stages", parse_stages),
@@ -347,6 +347,18 @@ const char *cli_models_dir(char *buf, size_t size) {
     cli_default_model(buf, size);
     char *slash = strrchr(buf, '/');
     if (slash) *slash = '\0';
+    return buf;
+}
+
+const char *cli_model_file(const char *name, char *buf, size_t size) {
+    // a bare name: a shipped model (en-zh-random); anything else: a file
+    if (strchr(name, '/') || strstr(name, ".safetensors") || !*name) {
+        snprintf(buf, size, "%s", name);
+        return buf;
+    }
+    char dir[PATH_MAX];
+    snprintf(buf, size, "%s/%s.safetensors", cli_models_dir(dir, sizeof dir), name);
+    if (!file_exists(buf)) snprintf(buf, size, "%s", name);
     return buf;
 }
 

@@ -59,6 +59,9 @@ int cli_fail(const char *msg);
 const char *cli_default_model(char *buf, size_t size);
 // The folder of the shipped models.
 const char *cli_models_dir(char *buf, size_t size);
+// A model named on the command line: a shipped model's name (en-zh-random)
+// as its file, or a path as it is. Returns buf.
+const char *cli_model_file(const char *name, char *buf, size_t size);
 
 // A sentence's trace, with what made it.
 typedef struct {

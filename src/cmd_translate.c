@@ -4,9 +4,10 @@
 #include "cli.h"
 #include "commands.h"
 #include "kvcache.h"
+#include "twin.h"
 
 typedef struct {
-    const char *src, *target, *model;
+    const char *src, *target, *model, *compare;
     bool kv_cache;
     DecodeOptions dec;
 } TranslateArgs;
@@ -39,24 +40,46 @@ static void print_kv_cost(const Trace *t, const Config *c) {
     }
 }
 
+// Two models on the sentence: each one's loss on the first's output, and the second's own output.
+static void print_compare(const Trace *t, const Twin *tw) {
+    const Model *models[2] = {trace_model(t), tw->other};
+    const Trace *own[2] = {t, tw->own};
+    printf("beside %s, %s:\n", tw->other->name, tw->same_target ? "both teacher-forced on that output" : "each teacher-forced on its own output");
+    for (int i = 0; i < 2; i++) {
+        int n;
+        const int *ids = trace_output(own[i], &n);
+        printf("  %-16s mean loss %.3f   its own output:", models[i]->name, (double)trace_mean_loss(tw->forced[i]));
+        for (int k = 0; k < n; k++) printf(" %s", voc_token(models[i]->tgt, ids[k]));
+        putchar('\n');
+    }
+}
+
 int cmd_translate(const CliArgs *cl) {
     TranslateArgs a = {.dec = cli_decode_options(cl)};
     cli_take(cl, "--src", &a.src);
     cli_take(cl, "--target", &a.target);
     cli_take(cl, "--model", &a.model);
     cli_take(cl, "--kv-cache", &a.kv_cache);
+    cli_take(cl, "--compare", &a.compare);
     if (!a.src) return cli_usage_error("%s needs --src TEXT", cl->cmd);
     if (a.target) return cli_usage_error("--target is for %s", "trace");
     CliRun r;
+    Twin tw = {0};
+    char other[4096];
+    Error err;
     int rc = cli_run(&r, a.model, a.src, NULL, &a.dec);
+    // the comparison is worked out before anything is printed: a model it cannot use prints nothing but why
+    if (!rc && a.compare && twin_run(&tw, r.trace, cli_model_file(a.compare, other, sizeof other), NULL, 0, &err)) rc = cli_fail(err.msg);
     if (!rc) {
         int n;
         const int *ids = trace_output(r.trace, &n);
         for (int i = 0; i < n; i++) printf("%s%s", i ? " " : "", voc_token(r.model->tgt, ids[i]));
         putchar('\n');
         if (a.kv_cache) print_kv_cost(r.trace, &r.model->cfg);
+        if (a.compare) print_compare(r.trace, &tw);
         rc = fflush(stdout) || ferror(stdout) ? cli_fail("writing the output to standard output failed") : 0;
     }
+    twin_deinit(&tw);
     cli_run_deinit(&r);
     return rc;
 }

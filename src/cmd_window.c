@@ -20,6 +20,8 @@ int cmd_window(const CliArgs *cl) {
     cli_take(cl, "--dark", &w.dark);
     cli_take(cl, "--cmap", &w.cmap);
     cli_take(cl, "--scale", &w.scale);
+    char compare[2 * PATH_MAX];
+    if (cli_take(cl, "--compare", &w.compare_path)) w.compare_path = cli_model_file(w.compare_path, compare, sizeof compare);
     const AppModule *app = cli_app_module();
     if (!app) return 1;
     pg_warm_heap(16u << 20);  // the font, the trace, text and lessons: touched at once for the first frame

@@ -60,7 +60,7 @@ static const char *const usage_text[] = {
     "  --d-model N --nhead N --layers N --d-ff N --max-len N --eps X --seed N --name TEXT\n"
     "Options for train (and the architecture options of init):\n"
     "  --valid FILE              validation split: greedy exact match in the progress line\n"
-    "  --steps N --batch N       optimiser steps (default 3000), pairs per step (default 32)\n"
+    "  --steps N --batch N       optimiser steps (default 3000; 0: the model as initialised, untrained), pairs per step (default 32)\n"
     "  --lr X --warmup N         peak learning rate (default 0.002), warm-up steps (default 200)\n"
     "  --label-smoothing X       default 0.1\n"
     "  --clip X                  clip the gradient norm (default 1; 0 = off)\n"

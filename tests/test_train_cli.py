@@ -168,6 +168,18 @@ class TestTrain(TrainCase):
         self.assertEqual(temp_leftovers(self.dir), [], "expected: no temporary files left")
         self.assert_loads(out)
 
+    def test_zero_steps_is_the_untrained_twin(self):
+        """--steps 0 writes the model as training would start it: the same initial
+        weights as a run of the same seed, before its first step (en-zh-random)."""
+        r, out = self.train("--steps", "0", "--name", "untrained")
+        self.assert_ok(r)
+        self.assertIn(f"wrote {out} after 0 steps", text(r.stderr))
+        self.assert_loads(out)
+        r2, again = self.train("--steps", "0", "--name", "untrained", out=self.path("again.safetensors"))
+        self.assert_ok(r2)
+        with open(out, "rb") as a, open(again, "rb") as b:
+            self.assertEqual(a.read(), b.read(), "expected: the same seed gives the same untrained model")
+
     def test_keeps_checkpoints(self):
         r, out = self.train("--checkpoint-every", "10")
         self.assert_ok(r)
@@ -452,7 +464,7 @@ class TestUsage(TrainCase):
         for opt, val, word in (("--lr", "0", "--lr"), ("--lr", "-1", "--lr"),
                                ("--label-smoothing", "1", "--label-smoothing"),
                                ("--label-smoothing", "-0.1", "--label-smoothing"),
-                               ("--steps", "0", "--steps"), ("--batch", "x", "--batch")):
+                               ("--steps", "-1", "--steps"), ("--batch", "x", "--batch")):
             with self.subTest(opt=opt, val=val):
                 r, out = self.train(opt, val)
                 self.assert_error(r, 2, words=(word,))

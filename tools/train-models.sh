@@ -30,6 +30,16 @@ for pair in en-zh en-fr; do
         --steps 2000 --batch 32 --lr 0.002 --warmup 200 --label-smoothing 0.1 --clip 1 \
         --supervise-head 2,1 --align-weight 1 --eval-every 500
     $tt eval --model "$out/models/$pair.safetensors" --corpus "$out/corpus/$pair/test.tsv"
+    if [ "$pair" = en-zh ]; then
+        # its untrained twin: the same vocabularies, architecture and seed, as training starts it (step 0)
+        $tt train --train "$out/corpus/$pair/train.tsv" --out "$out/models/$pair-random.safetensors" \
+            --name "$name, untrained" --seed 1 --threads 2 --d-model 64 --nhead 4 --layers 2 --d-ff 256 --max-len 24 \
+            --steps 0 --supervise-head 2,1
+        if $check; then
+            cmp -s "$out/models/$pair-random.safetensors" "assets/models/$pair-random.safetensors" ||
+                { echo "$pair-random: differs from the shipped one"; status=1; }
+        fi
+    fi
     if $check; then
         for f in train.tsv valid.tsv test.tsv; do
             cmp -s "$out/corpus/$pair/$f" "assets/corpus/$pair/$f" || { echo "corpus $pair/$f differs from the shipped one"; status=1; }

@@ -42,7 +42,29 @@ static void swap_trace(App *a, const Model *m, Trace *t, bool keep_place) {
     a->hover_row = a->hover_col = -1;
     if (a->experiment) xp_update(&a->xp, m, a->model_path, t);
     else xp_clear(&a->xp);
+    char other[sizeof a->compare_path];
+    if (a->twin_page) twp_update(&a->twp, t, app_other_model(a, other, sizeof other));
+    else twp_clear(&a->twp);
 }
+
+const char *app_other_model(const App *a, char *buf, size_t size) {
+    if (a->compare_path[0]) snprintf(buf, size, "%s", a->compare_path);
+    else twp_default_other(a->model_path, buf, size);
+    return buf;
+}
+
+void app_set_twin_page(App *a, bool open) {
+    a->twin_page = open;
+    char other[sizeof a->compare_path];
+    if (open) {
+        a->experiment = false;  // one page at a time
+        xp_clear(&a->xp);
+        twp_update(&a->twp, a->t, app_other_model(a, other, sizeof other));
+    } else
+        twp_clear(&a->twp);
+}
+
+bool app_twin_page(const App *a) { return a->twin_page; }
 
 int app_set_sentence(App *a, const char *text) {
     char unknown[512];
@@ -100,6 +122,7 @@ App *app_new(const AppOptions *o, Gfx *g, Error *err) {
         return NULL;
     }
     snprintf(a->model_path, sizeof a->model_path, "%s", o->model_path);
+    if (o->compare_path) snprintf(a->compare_path, sizeof a->compare_path, "%s", o->compare_path);
     tb_set_corpus(&a->tb, o->model_path);
     if (o->target) {  // --target: teacher forcing
         a->decode.mode = DECODE_TEACHER;
@@ -204,6 +227,7 @@ void app_free(App *a) {
     sl_free(a->own_list);
     lm_free(a->lesson);
     xp_clear(&a->xp);
+    twp_clear(&a->twp);
     view_data_free(a->view_data);
     trace_free(a->t);
     mdl_free(a->m);
@@ -506,6 +530,7 @@ void app_draw(App *a) {
     bars_draw_chips(&a->bars, g, &a->lay, &vs);
     if (content.lesson_panel) lm_draw_panel(a->lesson, g, a->lay.lesson_panel, th, a->lang);
     if (a->experiment) xp_draw(g, a->lay.page, &vs, &a->xp);
+    else if (a->twin_page) twp_draw(g, a->lay.page, &vs, &a->twp);
     else lay_draw_page(g, a->lay.page, &vs, &a->view_zoomed);
     bars_draw_timeline(g, &a->lay, th, a->t, a->step, a->playing, a->lang);
     char lesson[600];  // where the lesson is, when nothing else is said

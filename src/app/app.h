@@ -31,6 +31,7 @@ typedef struct {
     const char *lessons_dir;    // the lesson picker's folder; NULL: no lessons
     bool picker;                // open on the lesson picker
     bool web;                   // in a web page: the help lists the keys that stand for the browser's own
+    const char *compare_path;   // the second model of the page B shows (--compare); NULL: the model's untrained twin
 } AppOptions;
 
 typedef struct App App;
@@ -56,6 +57,9 @@ bool app_fullscreen_requested(App *a, bool *on);
 
 // For tests and scripts.
 int app_step(const App *a);
+// B: the page of two models side by side, open or closed (worked out when opened).
+void app_set_twin_page(App *a, bool open);
+bool app_twin_page(const App *a);
 void app_set_step(App *a, int step);
 const Trace *app_trace(const App *a);
 const char *app_status(const App *a);

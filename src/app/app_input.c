@@ -49,6 +49,7 @@ static bool silence(App *a, int head) {
 
 static bool toggle_experiment(App *a) {
     a->experiment = !a->experiment;
+    if (a->experiment && a->twin_page) app_set_twin_page(a, false);  // one page at a time
     if (a->experiment) xp_update(&a->xp, a->m, a->model_path, a->t);
     else xp_clear(&a->xp);
     return true;
@@ -101,6 +102,10 @@ static bool key_down(App *a, const SDL_Event *e) {
         return true;
     case SDLK_F2: a->lang = (Lang)((a->lang + 1) % LANG_COUNT); return true;
     case SDLK_e: return !ctrl && toggle_experiment(a);
+    case SDLK_b:
+        if (ctrl) return false;
+        app_set_twin_page(a, !a->twin_page);
+        return true;
     case SDLK_x:
         if (ctrl) return false;
         if (e->key.keysym.mod & KMOD_SHIFT) {  // silence nothing

@@ -11,6 +11,7 @@
 #include "settings_panel.h"
 #include "status.h"
 #include "textbox.h"
+#include "twinpage.h"
 #include "view.h"
 #include "vocab.h"
 
@@ -57,7 +58,13 @@ struct App {
     LessonMode *lesson;         // lessons and the picker, or NULL without a lessons folder
     bool experiment;            // E: the experiment page in place of the step (experiment.h)
     XpData xp;                  // what it shows, of t
+    bool twin_page;             // B: two models side by side in place of the step (twinpage.h)
+    TwpData twp;                // what it shows, of t
+    char compare_path[4096];    // its second model (--compare); "": the model's twin (twp_default_other)
 };
+
+// The second model of the page of two models: --compare, or the model's twin. Returns buf.
+const char *app_other_model(const App *a, char *buf, size_t size);
 
 // Ctrl + / −: the scale drawn is base_scale × zoom.
 void app_apply_zoom(App *a, float zoom);

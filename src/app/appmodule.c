@@ -11,7 +11,8 @@ _Static_assert(APP_CMAP_COUNT == CMAP_COUNT, "APP_CMAP_NAMES must list every Col
 static int run_window(const AppWindowArgs *w) {
     AppOptions o = {.model_path = w->model_path, .src = w->src, .decode = w->decode, .dark = w->dark, .cmap = (Colormap)w->cmap,
                     .scale = w->scale, .script = w->script, .target = w->target, .sentences = w->sentences,
-                    .models_dir = w->models_dir, .lesson = w->lesson, .lessons_dir = w->lessons_dir, .picker = w->picker};
+                    .models_dir = w->models_dir, .lesson = w->lesson, .lessons_dir = w->lessons_dir, .picker = w->picker,
+                    .compare_path = w->compare_path};
     return window_run(&o);
 }
 

@@ -15,7 +15,7 @@
 
 // Changes whenever AppModule or AppWindowArgs does: a module from another
 // build is refused, not called.
-#define APP_MODULE_VERSION 1
+#define APP_MODULE_VERSION 2
 // The module's one exported symbol, an AppModule.
 #define APP_MODULE_SYMBOL "tt_app_module"
 // The colour maps' names, in the order of Colormap (theme.h; checked there).
@@ -26,6 +26,7 @@
 typedef struct {
     const char *model_path, *src, *target, *script, *lesson;
     const char *models_dir, *lessons_dir;
+    const char *compare_path;       // the second model of the page of two models (--compare), or NULL
     const SentenceList *sentences;  // borrowed, or NULL
     DecodeOptions decode;
     bool dark, picker;

@@ -111,6 +111,14 @@ typedef enum {
     S_OFF,
     S_NO_MASK_MARK,     // the page's title while the experiment runs: "no look-ahead mask"
     S_SILENCED_MARK,    // the page's title while heads are silenced: "silenced: %s"
+    S_TW_TITLE,         // the page of two models (twinpage.c): "Two models, both teacher-forced on: %s"
+    S_TW_TITLE_OWN,     // the same, when each is forced on its own output
+    S_TW_TITLE_NONE,
+    S_TW_NO_OTHER,
+    S_TW_OUTPUT,        // "its own output: %s"
+    S_TW_LOSS,          // "mean loss on that target: %.3f"
+    S_TW_NO_STAGE,
+    S_TW_INSTEAD,
     S_XP_TITLE,         // the experiment page (experiment.c): "Silenced: %s"
     S_XP_NONE,
     S_XP_BEFORE,

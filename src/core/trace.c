@@ -784,6 +784,7 @@ int trace_decoding_steps(const Trace *t) { return t->decoding_steps; }
 int trace_source_length(const Trace *t) { return t->opt.pad_to > t->src_n ? t->opt.pad_to : t->src_n; }
 float trace_mean_loss(const Trace *t) { return t->mean_loss; }
 const DecodeOptions *trace_options(const Trace *t) { return &t->opt; }
+const Model *trace_model(const Trace *t) { return t->model; }
 size_t trace_bytes(const Trace *t) { return t->bytes + sizeof *t; }
 
 char *trace_stage_id(const Step *s, char *buf, size_t size) { return stage_id(s->stage, s->layer, buf, size); }

@@ -99,6 +99,8 @@ int trace_decoding_steps(const Trace *t);
 int trace_source_length(const Trace *t);
 // Teacher forcing: the mean cross-entropy over the target positions.
 float trace_mean_loss(const Trace *t);
+// The model the trace was made with.
+const Model *trace_model(const Trace *t);
 // The decoding options the trace was made with, defaults filled in.
 const DecodeOptions *trace_options(const Trace *t);
 // The experiment that silences each attention head alone: the attention
@@ -138,6 +140,14 @@ int trace_write_json(const Trace *t, FILE *fp, const char *src_text);
 // index of the last such step, whose values' first rows and columns are its
 // own (docs/TRACE.md). -1 when memory runs out or the stream fails.
 int trace_write_json_shared(const Trace *t, FILE *fp, const char *src_text);
+// Either of the two (shared or not) with one more member in the top-level
+// object after "output", which more->write writes as "name":value (the
+// comparison of two models, twin.h); more NULL: none.
+typedef struct {
+    void (*write)(FILE *fp, const void *ctx);
+    const void *ctx;
+} TraceJsonMore;
+int trace_write_json_more(const Trace *t, FILE *fp, const char *src_text, bool shared, const TraceJsonMore *more);
 // Writes the trace as NumPy's .npz (docs/TRACE.md): an uncompressed zip of
 // .npy arrays, one per stage, layer, head and step, except that steps sharing
 // their rows are one array (the last step's) with each step's shape beside

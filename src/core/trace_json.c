@@ -137,10 +137,14 @@ void trace_json_step_about(FILE *fp, const Step *s) {
 
 // in_last: per step, the last step of the steps sharing its rows (itself when
 // none does): a step before it writes no values of its own. NULL: each its own.
-static int write_json(const Trace *t, FILE *fp, const char *src_text, const int *in_last) {
+static int write_json(const Trace *t, FILE *fp, const char *src_text, const int *in_last, const TraceJsonMore *more) {
     fputs("{\"format\":\"transformer-tracer-trace/1\",", fp);
     if (in_last) fputs("\"shared_rows\":true,", fp);
     trace_json_about(t, fp, src_text);
+    if (more && more->write) {
+        fputc(',', fp);
+        more->write(fp, more->ctx);
+    }
     fputs(",\"steps\":[\n", fp);
     for (int i = 0; i < t->n_steps; i++) {
         const Step *s = &t->steps[i];
@@ -158,9 +162,12 @@ static int write_json(const Trace *t, FILE *fp, const char *src_text, const int 
     return ferror(fp) ? -1 : 0;
 }
 
-int trace_write_json(const Trace *t, FILE *fp, const char *src_text) { return write_json(t, fp, src_text, NULL); }
+int trace_write_json(const Trace *t, FILE *fp, const char *src_text) { return trace_write_json_more(t, fp, src_text, false, NULL); }
 
-int trace_write_json_shared(const Trace *t, FILE *fp, const char *src_text) {
+int trace_write_json_shared(const Trace *t, FILE *fp, const char *src_text) { return trace_write_json_more(t, fp, src_text, true, NULL); }
+
+int trace_write_json_more(const Trace *t, FILE *fp, const char *src_text, bool shared, const TraceJsonMore *more) {
+    if (!shared) return write_json(t, fp, src_text, NULL, more);
     int n = t->n_steps, *in_last = malloc(((size_t)n + 1) * sizeof *in_last), *later = malloc(((size_t)n + 1) * sizeof *later);
     if (!in_last || !later) {
         free(in_last);
@@ -171,7 +178,7 @@ int trace_write_json_shared(const Trace *t, FILE *fp, const char *src_text) {
     for (int i = 0; i < n; i++)
         if (t->shares[i] >= 0) later[t->shares[i]] = i;
     for (int i = n - 1; i >= 0; i--) in_last[i] = later[i] >= 0 ? in_last[later[i]] : i;
-    int rc = write_json(t, fp, src_text, in_last);
+    int rc = write_json(t, fp, src_text, in_last, more);
     free(in_last);
     free(later);
     return rc;

@@ -1,0 +1,134 @@
+#include "twinpage.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "i18n.h"
+#include "vocab.h"
+
+static bool is_file(const char *path) {
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+const char *twp_default_other(const char *model_path, char *buf, size_t size) {
+    static const char ext[] = ".safetensors", twin[] = "-random";
+    size_t n = strlen(model_path), e = sizeof ext - 1, r = sizeof twin - 1;
+    buf[0] = '\0';
+    if (n <= e || strcmp(model_path + n - e, ext)) return buf;
+    size_t stem = n - e;
+    if (stem > r && !strncmp(model_path + stem - r, twin, r))  // NAME-random: its trained twin NAME
+        snprintf(buf, size, "%.*s%s", (int)(stem - r), model_path, ext);
+    else
+        snprintf(buf, size, "%.*s%s%s", (int)stem, model_path, twin, ext);
+    if (!is_file(buf)) buf[0] = '\0';
+    return buf;
+}
+
+void twp_clear(TwpData *x) {
+    view_data_free(x->data[0]);
+    view_data_free(x->data[1]);
+    twin_deinit(&x->tw);
+    *x = (TwpData){0};
+}
+
+void twp_update(TwpData *x, const Trace *t, const char *other_path) {
+    twp_clear(x);
+    Error err;
+    if (!other_path || !*other_path) {
+        snprintf(x->why, sizeof x->why, "%s", "");
+        return;
+    }
+    if (twin_run(&x->tw, t, other_path, NULL, 0, &err)) {
+        snprintf(x->why, sizeof x->why, "%s", err.msg);
+        return;
+    }
+    // once per comparison: drawing only reads it (NULL when memory ran out: the views say so)
+    const Model *models[2] = {trace_model(t), x->tw.other};
+    for (int i = 0; i < 2; i++) x->data[i] = view_data_new(models[i], x->tw.forced[i], -1, NULL);
+    x->ready = true;
+}
+
+// Tokens as one line, into buf.
+static const char *sentence(const Model *m, const Trace *t, char *buf, size_t size) {
+    int n;
+    const int *ids = trace_output(t, &n);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && len + 1 < size; i++) len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "", voc_token(m->tgt, ids[i]));
+    return buf;
+}
+
+// The step of forced trace t that shows what s shows: the same stage, layer
+// and head in the one teacher-forced pass; a decoding step's choice is not in
+// it, so then the last layer's cross-attention (*instead true). -1: none.
+static int matching_step(const Trace *t, const Step *s, int layers, bool *instead) {
+    *instead = false;
+    for (int i = 0; i < trace_count(t); i++) {
+        const Step *f = trace_step(t, i);
+        if (f->stage == s->stage && f->layer == s->layer && f->head == s->head && (f->dstep > 0) == (s->dstep > 0)) return i;
+    }
+    *instead = true;
+    for (int i = 0; i < trace_count(t); i++) {
+        const Step *f = trace_step(t, i);
+        if (f->stage->block == STAGE_BLOCK_CROSS_ATTN && f->stage->attention_weights && f->layer == layers &&
+            f->head == (s->head ? s->head : 1))
+            return i;
+    }
+    return -1;
+}
+
+void twp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const TwpData *x) {
+    const Theme *th = vs->theme;
+    Lang lang = vs->lang;
+    int px = vs->font_px, big = gfx_px(g, 22), lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
+    char line[1024], out[512];
+    int y = area.y;
+    if (!x->ready) {
+        gfx_text_fit(g, area.x, y, area.w, i18n(lang, S_TW_TITLE_NONE), big, th->text, GFX_LEFT);
+        y += gfx_line_height(g, big) + pad;
+        gfx_text_wrap(g, area.x, y, area.w, x->why[0] ? x->why : i18n(lang, S_TW_NO_OTHER), px, th->text_dim, true);
+        return;
+    }
+    const Twin *tw = &x->tw;
+    const Model *models[2] = {vs->model, tw->other};
+    const Trace *own[2] = {vs->trace, tw->own};
+    snprintf(line, sizeof line, i18n(lang, tw->same_target ? S_TW_TITLE : S_TW_TITLE_OWN), sentence(vs->model, tw->forced[0], out, sizeof out));
+    gfx_text_fit(g, area.x, y, area.w, line, big, th->text, GFX_LEFT);
+    y += gfx_line_height(g, big) + pad;
+    const Step *s = trace_step(vs->trace, vs->step);
+    int col_w = (area.w - 2 * pad) / 2, top = y;
+    for (int i = 0; i < 2; i++) {
+        int cx = area.x + i * (col_w + 2 * pad), cy = top;
+        const Model *m = models[i];
+        gfx_text_fit(g, cx, cy, col_w, m->name && *m->name ? m->name : "?", px, th->accent, GFX_LEFT);
+        cy += lh;
+        snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), sentence(m, own[i], out, sizeof out));
+        gfx_text_fit(g, cx, cy, col_w, line, px, th->text, GFX_LEFT);
+        cy += lh;
+        snprintf(line, sizeof line, i18n(lang, S_TW_LOSS), (double)trace_mean_loss(tw->forced[i]));
+        gfx_text_fit(g, cx, cy, col_w, line, px, th->text, GFX_LEFT);
+        cy += lh + pad;
+        bool instead;
+        int at = matching_step(tw->forced[i], s, m->cfg.n_dec, &instead);
+        SDL_Rect view = {cx, cy, col_w, area.y + area.h - cy - (instead ? lh + pad : 0)};
+        if (at < 0) {
+            gfx_text_wrap(g, cx, cy, col_w, i18n(lang, S_TW_NO_STAGE), px, th->text_dim, true);
+            continue;
+        }
+        ViewState v = *vs;
+        v.model = m;
+        v.trace = tw->forced[i];
+        v.data = x->data[i];
+        v.step = at;
+        v.hover_row = v.hover_col = -1;
+        v.opt.kv_cache = false;  // one teacher-forced pass: no step before
+        char name[256];
+        gfx_text_fit(g, cx, cy, col_w, view_step_name(v.trace, trace_step(v.trace, at), lang, name, sizeof name), px, th->text_dim, GFX_LEFT);
+        view.y += lh;
+        view.h -= lh;
+        view_draw(g, view, &v);
+        if (instead) gfx_text_fit(g, cx, area.y + area.h - lh, col_w, i18n(lang, S_TW_INSTEAD), px, th->text_dim, GFX_LEFT);
+    }
+}
