@@ -24,7 +24,7 @@ struct Golden {
     const char *stage;
     int head, dstep;
     DecodeMode mode;
-    const char *keys;       // then pressed: x silences the head shown, E the experiment page, ? help, t theme, z F2 (繁體中文), g the heads grid, v the line view, k the KV cache, e the text box with an input method composing
+    const char *keys;       // then pressed: x silences the head shown, E the experiment page, ? help, t theme, z F2 (繁體中文), g the heads grid, v the line view, k the KV cache, b the page of two models, e the text box with an input method composing
     float temperature;      // sampling (seed 1); 0 = 1
     int top_k;
     bool no_mask;           // the experiment without the look-ahead mask
@@ -67,6 +67,9 @@ static const Golden goldens[] = {
     {"dec.L1.self_attn.weights.kv", "dec.L1.self_attn.weights", 1, 4, DECODE_GREEDY, "k", 0.0f, 0, false},
     {"dec.L2.self_attn.k.kv.zh-TW", "dec.L2.self_attn.k", 1, 4, DECODE_GREEDY, "kz", 0.0f, 0, false},
     {"dec.L1.self_attn.weights.kv.no_mask", "dec.L1.self_attn.weights", 1, 3, DECODE_GREEDY, "k", 0.0f, 0, true},
+    // trained beside untrained: the same sentence through en-zh and its untrained twin, the gold over both
+    {"twin.cross_attn", "dec.L2.cross_attn.weights", 1, 4, DECODE_GREEDY, "b", 0.0f, 0, false},
+    {"twin.cross_attn.zh-TW", "dec.L2.cross_attn.weights", 1, 4, DECODE_GREEDY, "bz", 0.0f, 0, false},
     {"help", "src.tokens", 0, 0, DECODE_GREEDY, "?", 0.0f, 0, false},
     {"text_box", "src.tokens", 0, 0, DECODE_GREEDY, "e", 0.0f, 0, false},
 };
@@ -94,6 +97,7 @@ static int setup_golden(void **state) {
         else if (*k == 'g') key(f->a, SDLK_g, KMOD_NONE);
         else if (*k == 'v') key(f->a, SDLK_v, KMOD_NONE);
         else if (*k == 'k') key(f->a, SDLK_k, KMOD_NONE);
+        else if (*k == 'b') key(f->a, SDLK_b, KMOD_NONE);
         else if (*k == 'e') {
             key(f->a, SDLK_l, KMOD_LCTRL);
             key(f->a, SDLK_END, KMOD_NONE);  // Ctrl+L selects the sentence: End keeps it to edit
@@ -492,6 +496,35 @@ static void test_kv_cache_key(void **state) {
     expect_int("the KV cache button on dec.probs", app_button(f->a, SDLK_k).w, 0);
 }
 
+// B opens the page of two models, E the experiment page: one at a time; the
+// page follows the step shown and is drawn at any size; with no second model
+// it says how to give one.
+static void test_twin_page_key(void **state) {
+    Fixture *f = *state;
+    go_to(f->a, "dec.L1.cross_attn.weights", 2, 3);
+    expect_int("B", key(f->a, SDLK_b, KMOD_NONE), 1);
+    expect_int("the page after B", app_twin_page(f->a), 1);
+    static const int sizes[][2] = {{1024, 768}, {120, 90}, {7680, 4320}, {1280, 800}};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        if (gfx_resize(f->g, sizes[i][0], sizes[i][1])) fail_msg("gfx_resize %d×%d failed", sizes[i][0], sizes[i][1]);
+        app_draw(f->a);
+    }
+    key(f->a, SDLK_RIGHT, KMOD_NONE);  // the page follows the steps
+    app_draw(f->a);
+    go_to(f->a, "dec.choice", 0, 2);  // not in a teacher-forced pass: the cross-attention instead
+    app_draw(f->a);
+    key(f->a, SDLK_e, KMOD_NONE);
+    expect_int("the page after E", app_twin_page(f->a), 0);
+    key(f->a, SDLK_b, KMOD_NONE);
+    expect_int("the page after B again", app_twin_page(f->a), 1);
+    expect_int("a new sentence", app_set_sentence(f->a, "i love natural language processing"), 0);
+    app_draw(f->a);
+    expect_int("a model with no twin", app_set_model(f->a, TT_TEST_DATA "/../../assets/models/en-fr.safetensors"), 0);
+    app_draw(f->a);  // says there is no second model
+    key(f->a, SDLK_b, KMOD_NONE);
+    expect_int("the page after B on en-fr", app_twin_page(f->a), 0);
+}
+
 // The decoding sliders: a press on the track and a drag set the value, the
 // sentence running again at each new value; letting go ends the drag; the
 // ends of the track are the panel's bounds.
@@ -547,6 +580,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_sliders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_silence_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kv_cache_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_twin_page_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_step_png, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_step_png_unwritable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_view, setup, teardown),

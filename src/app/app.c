@@ -48,7 +48,8 @@ static void swap_trace(App *a, const Model *m, Trace *t, bool keep_place) {
 }
 
 const char *app_other_model(const App *a, char *buf, size_t size) {
-    if (a->compare_path[0]) snprintf(buf, size, "%s", a->compare_path);
+    if (a->lesson_compare[0]) snprintf(buf, size, "%s", a->lesson_compare);
+    else if (a->compare_path[0]) snprintf(buf, size, "%s", a->compare_path);
     else twp_default_other(a->model_path, buf, size);
     return buf;
 }
@@ -65,6 +66,17 @@ void app_set_twin_page(App *a, bool open) {
 }
 
 bool app_twin_page(const App *a) { return a->twin_page; }
+
+// A lesson step's compare: its second model on the page; NULL closes a page a step opened.
+static void lesson_compare(App *a, const char *model_path) {
+    if (model_path) {
+        snprintf(a->lesson_compare, sizeof a->lesson_compare, "%s", model_path);
+        app_set_twin_page(a, true);
+    } else if (a->lesson_compare[0]) {
+        a->lesson_compare[0] = '\0';
+        app_set_twin_page(a, false);
+    }
+}
 
 int app_set_sentence(App *a, const char *text) {
     char unknown[512];
@@ -83,6 +95,7 @@ static const LmHost lesson_host = {
     .model_path = app_model_path, .set_model = app_set_model, .model = app_model, .status = app_status,
     .show_status = app_show_status, .show_trace = app_show_trace, .trace = app_trace, .set_sentence = app_set_sentence,
     .sentence = app_sentence, .set_step = app_set_step, .view = app_view, .set_view = app_set_view, .lang = app_lang, .busy = app_busy,
+    .compare = lesson_compare,
 };
 
 // The folder of path, into dir ("." when it has none).

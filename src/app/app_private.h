@@ -61,6 +61,7 @@ struct App {
     bool twin_page;             // B: two models side by side in place of the step (twinpage.h)
     TwpData twp;                // what it shows, of t
     char compare_path[4096];    // its second model (--compare); "": the model's twin (twp_default_other)
+    char lesson_compare[4096];  // a lesson step's compare: its second model, before any other; "": none
 };
 
 // The second model of the page of two models: --compare, or the model's twin. Returns buf.

@@ -40,6 +40,8 @@ typedef struct {
     void (*set_view)(App *a, const ViewOptions *v);
     Lang (*lang)(const App *a);
     bool (*busy)(const App *a);                        // the text box, help or settings have the keys
+    // a step's compare: the page of two models with this second model; NULL: close it if a step opened it
+    void (*compare)(App *a, const char *model_path);
 } LmHost;
 
 // lessons_dir: the picker's folder; models_dir: where a lesson's model names

@@ -45,8 +45,11 @@ void twp_update(TwpData *x, const Trace *t, const char *other_path) {
         return;
     }
     // once per comparison: drawing only reads it (NULL when memory ran out: the views say so)
-    const Model *models[2] = {trace_model(t), x->tw.other};
-    for (int i = 0; i < 2; i++) x->data[i] = view_data_new(models[i], x->tw.forced[i], -1, NULL);
+    // the second model's gold alignment is the first's corpus when both read the same words and have the same heads
+    const Model *mine = trace_model(t), *other = x->tw.other;
+    bool same = x->tw.same_target && other->cfg.nhead == mine->cfg.nhead;
+    x->data[0] = view_data_new(mine, x->tw.forced[0], -1, NULL);
+    x->data[1] = view_data_new(same ? mine : other, x->tw.forced[1], -1, NULL);
     x->ready = true;
 }
 

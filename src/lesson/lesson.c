@@ -262,7 +262,7 @@ static const KeyInfo keys[] = {
     {"given-title", K_STEP, K_ONCE}, {"given-title.zh", K_STEP, K_ONCE}, {"code", K_STEP, K_ONCE},
     {"table", K_STEP, K_ONCE},       {"table.zh", K_STEP, K_ONCE},      {"table-title", K_STEP, K_ONCE},
     {"table-title.zh", K_STEP, K_ONCE},
-    {"ablate", K_BOTH, K_ONCE},
+    {"ablate", K_BOTH, K_ONCE},      {"compare", K_STEP, K_ONCE},
 };
 
 static const KeyInfo *key_info(const char *name) {
@@ -605,6 +605,10 @@ static void set_step_key(LessonImpl *li, int step, const Entry *e, const char *p
         s->step_line = e->line;
         if (!strcmp(v, "last")) s->dstep = -1;
         else if (setting(SETTING_STEP, e, path, pr, &x)) s->dstep = (int)x;
+    } else if (!strcmp(k, "compare")) {
+        s->compare_line = e->line;
+        if (les_model_name_ok(v)) s->compare = v;
+        else les_problem(pr, "%s:%d: compare \"%.60s\": a lesson names a shipped model or a file beside it, never an absolute path or ..", path, e->line, v);
     } else if (!strcmp(k, "view")) {
         s->view_line = e->line;
         parse_view(s, e, path, pr);

@@ -94,6 +94,8 @@ typedef struct {
     const char *code;               // one line of the course's code, shown under the formula; NULL: none
     // lines of some keys, for lint's messages
     int stage_line, head_line, step_line, highlight_line, view_line;
+    const char *compare;            // compare: a second model beside the step's (its page of two models), or NULL
+    int compare_line;
 } LesStep;
 
 typedef struct {

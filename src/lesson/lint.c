@@ -5,6 +5,7 @@
 
 #include "kvcache.h"
 #include "lesson.h"
+#include "twin.h"
 #include "vocab.h"
 
 // Words of text the vocabulary does not know, as a problem at line.
@@ -72,6 +73,19 @@ static Model *model_named(const Lesson *l, const char *name, const char *models_
     return *have;
 }
 
+// A step's second model loads and reads the step's sentence: the same source vocabulary.
+static void check_compare(const Lesson *l, const LesStep *ls, const Trace *t, const char *models_dir, LesProblems *pr) {
+    char path[4096];
+    if (!les_model_path(l, ls->compare, models_dir, path, sizeof path)) return;  // the parser said why
+    Error err;
+    Model *other = mdl_load(path, &err);
+    if (!other) les_problem(pr, "%s:%d: compare \"%s\": %s", l->path, ls->compare_line, ls->compare, err.msg);
+    else if (!twin_same_vocab(other->src, trace_model(t)->src))
+        les_problem(pr, "%s:%d: compare \"%s\" reads another source vocabulary than the step's model: it cannot take the same sentence", l->path,
+                    ls->compare_line, ls->compare);
+    mdl_free(other);
+}
+
 int les_lint(const char *path, const char *models_dir, LesProblems *pr) {
     int before = pr->n;
     Lesson *l = les_load(path, pr);
@@ -123,6 +137,7 @@ int les_lint(const char *path, const char *models_dir, LesProblems *pr) {
             continue;
         }
         check_view(ls, t, trace_step(t, idx), path, pr);
+        if (ls->compare) check_compare(l, ls, t, models_dir, pr);
     }
     trace_free(t);
     mdl_free(m);
