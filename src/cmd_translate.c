@@ -1,5 +1,6 @@
 // The translate subcommand: a sentence's output tokens on one line.
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 #include "commands.h"
@@ -45,10 +46,11 @@ static void print_compare(const Trace *t, const Twin *tw) {
     const Model *models[2] = {trace_model(t), tw->other};
     const Trace *own[2] = {t, tw->own};
     printf("beside %s, %s:\n", tw->other->name, tw->same_target ? "both teacher-forced on that output" : "each teacher-forced on its own output");
+    int width = (int)strlen(models[0]->name) > (int)strlen(models[1]->name) ? (int)strlen(models[0]->name) : (int)strlen(models[1]->name);
     for (int i = 0; i < 2; i++) {
         int n;
         const int *ids = trace_output(own[i], &n);
-        printf("  %-16s mean loss %.3f   its own output:", models[i]->name, (double)trace_mean_loss(tw->forced[i]));
+        printf("  %-*s  mean loss %.3f   its own output:", width, models[i]->name, (double)trace_mean_loss(tw->forced[i]));
         for (int k = 0; k < n; k++) printf(" %s", voc_token(models[i]->tgt, ids[k]));
         putchar('\n');
     }

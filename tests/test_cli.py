@@ -406,6 +406,41 @@ class TestTrace(CliCase):
         self.assertNotIn("multiply_adds", teacher["output"])
         self.assert_error(run("translate", "--src", SENTENCE, "--kv-cache=yes"), 2, names=("--kv-cache",))
 
+    def test_compare(self):
+        """A second model on the same sentence: translate prints each one's loss and output, trace adds "compare"."""
+        r = run("translate", "--src", "the cat sits on the mat .", "--compare", "en-zh-random")
+        self.assert_ok(r)
+        lines = r.stdout.decode("utf-8").splitlines()
+        self.assertEqual(len(lines), 4, lines)
+        self.assertIn("both teacher-forced on that output", lines[1])
+        self.assertIn("untrained", lines[3])
+        loss = [float(line.split("mean loss ")[1].split()[0]) for line in lines[2:]]
+        self.assertLess(loss[0], 0.5)
+        self.assertAlmostEqual(loss[1], math.log(77), delta=0.2)  # a uniform guess over 77 tokens
+        r = run("trace", "--src", "the cat sits on the mat .", "--compare", "en-zh-random")
+        self.assert_ok(r)
+        t = json.loads(r.stdout.decode("utf-8"))
+        c = t["compare"]
+        self.assertAlmostEqual(c["other_mean_loss"], loss[1], places=3)
+        self.assertTrue(c["same_target"])
+        self.assertEqual(c["target_tokens"], t["output"]["output_tokens"])
+        self.assertLess(c["mean_loss"], c["other_mean_loss"])
+        r = run("trace", "--src", "the cat sits on the mat .", "--compare", "en-zh-random", "--format", "json-shared")
+        self.assertEqual(json.loads(r.stdout.decode("utf-8"))["compare"], c)
+        other = load_trace(self, "--compare", "en-fr")  # another target vocabulary: each on its own output
+        self.assertFalse(other["compare"]["same_target"])
+        self.assertEqual(other["compare"]["other_target_tokens"], other["compare"]["other_output_tokens"])
+        # a model it cannot use: one line, nothing on stdout
+        for model, words in (("no-such-model", ("no-such-model",)),
+                             (os.path.join(SOURCE_DIR, "tests", "data", "reference", "ref_model.safetensors"), ("another source vocabulary",))):
+            for cmd in ("translate", "trace"):
+                with self.subTest(cmd=cmd, model=model):
+                    r = run(cmd, "--src", SENTENCE, "--compare", model)
+                    self.assert_error(r, 1, names=words)
+                    self.assertEqual(r.stdout, b"")
+        self.assert_error(run("trace", "--src", SENTENCE, "--compare", "en-zh-random", "--format", "npz", "--out", "x.npz"), 2,
+                          names=("--compare",))
+
     def test_json_shared(self):
         """Each decoder row once: a step a later one extends points at it, and its values are that step's first rows and columns."""
         for args in ((), ("--decode", "sample", "--seed", "3"), ("--decode", "beam"), ("--pad-to", "7")):

@@ -389,6 +389,34 @@ static void test_formulas_in_chinese(void **state) {
 }
 
 // Any size of window, with the panel, in both languages: no crash, nothing drawn outside.
+// The experiments a lesson sets: lesson 06 ends on its model beside the
+// untrained twin (compare:), which the step before does not show; lesson 09
+// turns the KV cache view on (view: kv-cache).
+static void test_lesson_experiments(void **state) {
+    (void)state;
+    Fixture *f = open_app(LESSONS_DIR "/06-cross-attention.lesson", false);
+    key(f->a, SDLK_END, KMOD_NONE);
+    assert_true(app_twin_page(f->a));
+    app_draw(f->a);
+    key(f->a, SDLK_LEFT, KMOD_NONE);
+    assert_false(app_twin_page(f->a));
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    assert_true(app_twin_page(f->a));
+    key(f->a, SDLK_HOME, KMOD_NONE);
+    assert_false(app_twin_page(f->a));
+    teardown((void **)&f);
+    f = open_app(LESSONS_DIR "/09-decoder-numbers.lesson", false);
+    bool seen = false;
+    for (int i = 0; i < lm_step_count(f->lm); i++, key(f->a, SDLK_RIGHT, KMOD_NONE))
+        if (app_view(f->a)->kv_cache) {
+            seen = true;
+            assert_stage(f->a, i == 5 ? "dec.L1.self_attn.k" : "dec.L1.self_attn.weights");
+            app_draw(f->a);
+        }
+    assert_true(seen);
+    teardown((void **)&f);
+}
+
 static void test_draws_at_any_size(void **state) {
     Fixture *f = *state;
     static const int sizes[][2] = {{1280, 800}, {100, 100}, {640, 360}, {3840, 2160}};
@@ -429,6 +457,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_draws_at_any_size, setup, teardown),
         cmocka_unit_test(test_given_matrix_and_code),
         cmocka_unit_test(test_formulas_in_chinese),
+        cmocka_unit_test(test_lesson_experiments),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     SDL_Quit();
