@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "settings.h"
+#include "snapshots.h"
 #include "tt_config.h"
 
 #define DEFAULT_MODEL "models/en-zh.safetensors"
@@ -192,7 +193,7 @@ static const CliSpec specs[] = {
     SETTING("--head", SETTING_HEAD), SETTING("--step", SETTING_STEP),
     WHOLE("--width", 100, 8192), WHOLE("--height", 100, 8192), OWN("--scale", parse_scale), OWN("--cmap", parse_cmap),
     WHOLE("--steps", 0, 100000000), WHOLE("--batch", 1, 4096), WHOLE("--warmup", 0, 100000000), WHOLE("--threads", 1, 64),
-    WHOLE("--checkpoint-every", 0, 100000000), WHOLE("--eval-every", 0, 100000000), WHOLE("--limit", 0, INT_MAX),
+    WHOLE("--checkpoint-every", 0, 100000000), WHOLE("--snapshots", 2, 64), WHOLE("--snapshot", 0, 100000000), WHOLE("--eval-every", 0, 100000000), WHOLE("--limit", 0, INT_MAX),
     REAL("--lr"), REAL("--label-smoothing"), REAL("--clip"), REAL("--align-weight"), OWN("--supervise-head", parse_layer_head),
     OWN("--decode", parse_decode), OWN("--ablate", parse_ablate), OWN("--format", parse_format), OWN("--stages", parse_stages),
     OWN("--memory-limit", parse_bytes), SETTING("--beam", SETTING_BEAM),
@@ -402,11 +403,31 @@ static int tokenize(const Vocab *v, const char *what, const char *text, int max_
     return 0;
 }
 
-int cli_run(CliRun *r, const char *model_path, const char *src, const char *target, const DecodeOptions *dec) {
+int cli_snapshot(const CliArgs *a) {
+    int step = -1;
+    cli_take(a, "--snapshot", &step);
+    return step;
+}
+
+// The model as it was at training step `step`, from its snapshots; frees m.
+static Model *at_snapshot(Model *m, int step, Error *err) {
+    char path[2 * PATH_MAX], steps[512];
+    Snapshots *s = snap_load(snap_path_for(m->path, path, sizeof path), m, err);
+    Model *then = NULL;
+    int k = s ? snap_find(s, step) : -1;
+    if (s && k < 0) err_set(err, "%s has no snapshot at step %d; it has %s", path, step, snap_steps_text(s, steps, sizeof steps));
+    else if (s) then = snap_model(s, k, err);
+    snap_free(s);
+    mdl_free(m);
+    return then;
+}
+
+int cli_run(CliRun *r, const char *model_path, int snapshot, const char *src, const char *target, const DecodeOptions *dec) {
     *r = (CliRun){0};
     char buf[2 * PATH_MAX];
     Error err;
     if (!(r->model = mdl_load(model_path ? model_path : cli_default_model(buf, sizeof buf), &err))) return cli_fail(err.msg);
+    if (snapshot >= 0 && !(r->model = at_snapshot(r->model, snapshot, &err))) return cli_fail(err.msg);
     const Model *m = r->model;
     if (tokenize(m->src, "source sentence", src, m->cfg.max_len, &r->src)) return 1;
     DecodeOptions opt = *dec;

@@ -70,10 +70,13 @@ typedef struct {
     Trace *trace;
 } CliRun;
 
-// Loads the model (NULL: the shipped one), tokenizes the sentence (and the
+// Loads the model (NULL: the shipped one; snapshot ≥ 0: as it was at that
+// training step), tokenizes the sentence (and the
 // target, for teacher forcing) and traces it; says what went wrong. Returns
 // 0 or 1; cli_run_deinit frees what was made in either case.
-int cli_run(CliRun *r, const char *model_path, const char *src, const char *target, const DecodeOptions *dec);
+int cli_run(CliRun *r, const char *model_path, int snapshot, const char *src, const char *target, const DecodeOptions *dec);
+// --snapshot STEP: the model as it was at that training step (snapshots.h), or -1.
+int cli_snapshot(const CliArgs *a);
 void cli_run_deinit(CliRun *r);
 
 // The window and export module, loaded on first use; NULL after saying why.

@@ -61,7 +61,7 @@ int cmd_export(const CliArgs *cl) {
     const char *font = app->find_font(&err);
     if (!font) return cli_fail(err.msg);
     CliRun r;
-    int rc = cli_run(&r, a.model, a.src, a.target, &a.dec), index = -1;
+    int rc = cli_run(&r, a.model, cli_snapshot(cl), a.src, a.target, &a.dec), index = -1;
     if (!rc) rc = (index = find_step(r.trace, &a)) < 0;
     if (!rc && app->render_step_png(r.model, r.trace, index, a.width, a.height, a.scale, a.dark, a.cmap, font, a.out, &err))
         rc = cli_fail(err.msg);

@@ -55,7 +55,7 @@ int cmd_trace(const CliArgs *cl) {
     Twin tw = {0};
     char other[4096];
     Error err = {0};
-    int rc = cli_run(&r, a.model, a.src, a.target, &a.dec);
+    int rc = cli_run(&r, a.model, cli_snapshot(cl), a.src, a.target, &a.dec);
     if (!rc && a.compare && twin_run(&tw, r.trace, cli_model_file(a.compare, other, sizeof other), NULL, 0, &err)) rc = cli_fail(err.msg);
     const Twin *with = a.compare ? &tw : NULL;
     if (!rc && a.out) rc = write_file(r.trace, a.src, a.out, format, with);

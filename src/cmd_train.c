@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "snapshots.h"
 #include "commands.h"
 #include "corpus.h"
 #include "fileio.h"
@@ -26,6 +27,7 @@ typedef struct {
     TrainConfig tc;
     int steps, batch;
     int checkpoint_every;       // 0: only the final model
+    int snapshots;              // 0, or how many snapshots of the weights to keep beside the model (snapshots.h)
     int eval_every;             // greedy exact match on the validation split every N steps
     uint64_t seed;
     bool skip_bad;              // skip malformed corpus lines instead of refusing the corpus
@@ -260,6 +262,7 @@ static void warn_skipped(const char *path, const Corpus *c) {
 }
 
 static int train_run(const TrainArgs *a) {
+    SnapWriter *snaps = NULL;  // the training history, with --snapshots
     Corpus *train = NULL, *valid = NULL;
     Model *m = NULL;
     Trainer *tr = NULL;
@@ -363,6 +366,14 @@ static int train_run(const TrainArgs *a) {
     double start = now(), last_print = 0.0, valid_acc = -1.0, ema_loss = NAN;
     long tokens_seen = 0;
     int pos = 0, step = 0, right = 0, counted = 0;
+    // the training history: the weights at a few steps, the first before any (snapshots.h)
+    int schedule[SNAP_MAX], n_schedule = a->snapshots ? snap_schedule(a->snapshots, a->steps, schedule) : 0, next_snap = 0;
+    snaps = n_schedule ? snap_writer_new(m) : NULL;
+    if (n_schedule && (!snaps || snap_writer_add(snaps, m, 0))) {
+        fprintf(stderr, "transformer-tracer: out of memory for the snapshots\n");
+        goto done;
+    }
+    next_snap = 1;
     for (step = 1; step <= a->steps && !interrupted; step++) {
         if (pos + B > dtrain.n) {  // next epoch
             shuffle(order, dtrain.n, &rng);
@@ -378,6 +389,14 @@ static int train_run(const TrainArgs *a) {
         right += st.correct;
         counted += st.tokens;
         if (valid && a->eval_every > 0 && (step % a->eval_every == 0 || step == a->steps)) valid_acc = valid_exact(m, &dvalid, 200);
+        if (snaps && (step % 5 == 0 || step == 1 || step == a->steps) && snap_writer_loss(snaps, step, (float)ema_loss)) {
+            fprintf(stderr, "%stransformer-tracer: out of memory for the loss curve\n", tty ? "\n" : "");
+            goto done;
+        }
+        if (snaps && next_snap < n_schedule && step == schedule[next_snap] && snap_writer_add(snaps, m, schedule[next_snap++])) {
+            fprintf(stderr, "%stransformer-tracer: out of memory for the snapshots\n", tty ? "\n" : "");
+            goto done;
+        }
         if (a->checkpoint_every > 0 && step % a->checkpoint_every == 0 && step < a->steps) {
             char path[4096];
             checkpoint_path(path, sizeof path, a->out, step);
@@ -416,11 +435,21 @@ static int train_run(const TrainArgs *a) {
         fprintf(stderr, "transformer-tracer: %s\n", err.msg);
         goto done;
     }
+    if (snaps) {
+        char path[4096];
+        snap_path_for(a->out, path, sizeof path);
+        if (snap_writer_save(snaps, m, path, &err)) {
+            fprintf(stderr, "transformer-tracer: %s\n", err.msg);
+            goto done;
+        }
+        fprintf(stderr, "wrote %d snapshots of the training to %s\n", n_schedule, path);
+    }
     char el[16];
     format_time(el, sizeof el, now() - start);
     fprintf(stderr, "wrote %s after %d steps in %s\n", a->out, a->steps, el);
     rc = 0;
 done:
+    snap_writer_free(snaps);
     free(order);
     free(bb.src);
     free(bb.tgt_in);
@@ -448,6 +477,7 @@ int cmd_train(const CliArgs *cl) {
     cli_take(cl, "--steps", &a.steps);
     cli_take(cl, "--batch", &a.batch);
     cli_take(cl, "--checkpoint-every", &a.checkpoint_every);
+    cli_take(cl, "--snapshots", &a.snapshots);
     cli_take(cl, "--eval-every", &a.eval_every);
     cli_take(cl, "--skip-bad", &a.skip_bad);
     cli_take(cl, "--warmup", &a.tc.warmup);

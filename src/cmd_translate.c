@@ -69,7 +69,7 @@ int cmd_translate(const CliArgs *cl) {
     Twin tw = {0};
     char other[4096];
     Error err;
-    int rc = cli_run(&r, a.model, a.src, NULL, &a.dec);
+    int rc = cli_run(&r, a.model, cli_snapshot(cl), a.src, NULL, &a.dec);
     // the comparison is worked out before anything is printed: a model it cannot use prints nothing but why
     if (!rc && a.compare && twin_run(&tw, r.trace, cli_model_file(a.compare, other, sizeof other), NULL, 0, &err)) rc = cli_fail(err.msg);
     if (!rc) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the toy corpora and trains the shipped models from scratch, with
-# the same seeds and settings that made the files in assets/.
+# the same seeds and settings that made the files in assets/: each model, its
+# training history (NAME.snapshots.safetensors) and en-zh's untrained twin.
 #   bash tools/train-models.sh            overwrite assets/corpus and assets/models
 #   bash tools/train-models.sh --check    train into a temporary folder and compare
 #                                         with the shipped files (nothing in assets/ changes)
@@ -28,7 +29,7 @@ for pair in en-zh en-fr; do
         --out "$out/models/$pair.safetensors" --name "$name" --seed 1 --threads 2 \
         --d-model 64 --nhead 4 --layers 2 --d-ff 256 --max-len 24 \
         --steps 2000 --batch 32 --lr 0.002 --warmup 200 --label-smoothing 0.1 --clip 1 \
-        --supervise-head 2,1 --align-weight 1 --eval-every 500
+        --supervise-head 2,1 --align-weight 1 --eval-every 500 --snapshots 10
     $tt eval --model "$out/models/$pair.safetensors" --corpus "$out/corpus/$pair/test.tsv"
     if [ "$pair" = en-zh ]; then
         # its untrained twin: the same vocabularies, architecture and seed, as training starts it (step 0)
@@ -44,6 +45,8 @@ for pair in en-zh en-fr; do
         for f in train.tsv valid.tsv test.tsv; do
             cmp -s "$out/corpus/$pair/$f" "assets/corpus/$pair/$f" || { echo "corpus $pair/$f differs from the shipped one"; status=1; }
         done
+        cmp -s "$out/models/$pair.snapshots.safetensors" "assets/models/$pair.snapshots.safetensors" ||
+            echo "$pair: the retrained snapshots differ from the shipped ones"
         if cmp -s "$out/models/$pair.safetensors" "assets/models/$pair.safetensors"; then
             echo "$pair: the retrained model is byte-identical to the shipped one"
         else

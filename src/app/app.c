@@ -45,7 +45,26 @@ static void swap_trace(App *a, const Model *m, Trace *t, bool keep_place) {
     char other[sizeof a->compare_path];
     if (a->twin_page) twp_update(&a->twp, t, app_other_model(a, other, sizeof other));
     else twp_clear(&a->twp);
+    if (a->history_page) hist_update(&a->hist, a->model_path, t);
+    else hist_clear(&a->hist);
 }
+
+// One page at a time in place of the step: the experiment, two models, the training history.
+static void close_pages(App *a) {
+    a->experiment = a->twin_page = a->history_page = false;
+    xp_clear(&a->xp);
+    twp_clear(&a->twp);
+    hist_clear(&a->hist);
+}
+
+void app_set_history_page(App *a, bool open) {
+    close_pages(a);
+    a->history_page = open;
+    if (open) hist_update(&a->hist, a->model_path, a->t);
+}
+
+bool app_history_page(const App *a) { return a->history_page; }
+int app_history_snapshot(const App *a) { return a->history_page && a->hist.ready ? a->hist.at : -1; }
 
 const char *app_other_model(const App *a, char *buf, size_t size) {
     if (a->lesson_compare[0]) snprintf(buf, size, "%s", a->lesson_compare);
@@ -55,14 +74,10 @@ const char *app_other_model(const App *a, char *buf, size_t size) {
 }
 
 void app_set_twin_page(App *a, bool open) {
+    close_pages(a);
     a->twin_page = open;
     char other[sizeof a->compare_path];
-    if (open) {
-        a->experiment = false;  // one page at a time
-        xp_clear(&a->xp);
-        twp_update(&a->twp, a->t, app_other_model(a, other, sizeof other));
-    } else
-        twp_clear(&a->twp);
+    if (open) twp_update(&a->twp, a->t, app_other_model(a, other, sizeof other));
 }
 
 bool app_twin_page(const App *a) { return a->twin_page; }
@@ -239,8 +254,7 @@ void app_free(App *a) {
     if (!a) return;
     sl_free(a->own_list);
     lm_free(a->lesson);
-    xp_clear(&a->xp);
-    twp_clear(&a->twp);
+    close_pages(a);
     view_data_free(a->view_data);
     trace_free(a->t);
     mdl_free(a->m);
@@ -508,6 +522,7 @@ SpState app_sp_state(const App *a) {
 }
 
 bool app_tick(App *a, Uint32 now) {
+    if (a->history_page && hist_tick(&a->hist, now)) return true;
     if (!a->playing || now - a->last_tick < (Uint32)a->speed_ms) return false;
     a->last_tick = now;
     if (a->step + 1 >= trace_count(a->t)) a->playing = false;
@@ -516,9 +531,11 @@ bool app_tick(App *a, Uint32 now) {
 }
 
 int app_next_tick(const App *a, Uint32 now) {
-    if (!a->playing) return -1;
+    int history = a->history_page ? hist_next_tick(&a->hist, now) : -1;
+    if (!a->playing) return history;
     Uint32 due = a->last_tick + (Uint32)a->speed_ms;
-    return due > now ? (int)(due - now) : 0;
+    int steps = due > now ? (int)(due - now) : 0;
+    return history >= 0 && history < steps ? history : steps;
 }
 
 // ---- drawing ---------------------------------------------------------------
@@ -544,6 +561,7 @@ void app_draw(App *a) {
     if (content.lesson_panel) lm_draw_panel(a->lesson, g, a->lay.lesson_panel, th, a->lang);
     if (a->experiment) xp_draw(g, a->lay.page, &vs, &a->xp);
     else if (a->twin_page) twp_draw(g, a->lay.page, &vs, &a->twp);
+    else if (a->history_page) hist_draw(g, a->lay.page, &vs, &a->hist);
     else lay_draw_page(g, a->lay.page, &vs, &a->view_zoomed);
     bars_draw_timeline(g, &a->lay, th, a->t, a->step, a->playing, a->lang);
     char lesson[600];  // where the lesson is, when nothing else is said

@@ -60,6 +60,11 @@ int app_step(const App *a);
 // B: the page of two models side by side, open or closed (worked out when opened).
 void app_set_twin_page(App *a, bool open);
 bool app_twin_page(const App *a);
+// H: the page of the model's training history, open or closed (worked out when opened).
+void app_set_history_page(App *a, bool open);
+bool app_history_page(const App *a);
+// The snapshot the history page shows (0: untrained), or -1 when it is closed or has none.
+int app_history_snapshot(const App *a);
 void app_set_step(App *a, int step);
 const Trace *app_trace(const App *a);
 const char *app_status(const App *a);

@@ -48,8 +48,9 @@ static bool silence(App *a, int head) {
 }
 
 static bool toggle_experiment(App *a) {
-    a->experiment = !a->experiment;
-    if (a->experiment && a->twin_page) app_set_twin_page(a, false);  // one page at a time
+    bool open = !a->experiment;
+    if (open && (a->twin_page || a->history_page)) app_set_twin_page(a, false);  // one page at a time
+    a->experiment = open;
     if (a->experiment) xp_update(&a->xp, a->m, a->model_path, a->t);
     else xp_clear(&a->xp);
     return true;
@@ -105,6 +106,10 @@ static bool key_down(App *a, const SDL_Event *e) {
     case SDLK_b:
         if (ctrl) return false;
         app_set_twin_page(a, !a->twin_page);
+        return true;
+    case SDLK_h:
+        if (ctrl) return false;
+        app_set_history_page(a, !a->history_page);
         return true;
     case SDLK_x:
         if (ctrl) return false;
@@ -237,10 +242,13 @@ static bool free_event(App *a, const SDL_Event *e) {
             a->help = !a->help;
             return true;
         }
+        if (a->history_page && !app_busy(a) && hist_event(&a->hist, e)) return true;  // its arrows go through the snapshots
         return key_down(a, e);
     case SDL_TEXTINPUT:
     case SDL_TEXTEDITING: return text_box_event(a, e);
-    case SDL_MOUSEBUTTONDOWN: return e->button.button == SDL_BUTTON_LEFT && mouse_down(a, e);
+    case SDL_MOUSEBUTTONDOWN:
+        if (a->history_page && !app_busy(a) && hist_event(&a->hist, e)) return true;
+        return e->button.button == SDL_BUTTON_LEFT && mouse_down(a, e);
     case SDL_MOUSEBUTTONUP:
         a->dragging = false;
         return settings_event(a, e);  // a slider let go

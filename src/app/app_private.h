@@ -6,6 +6,7 @@
 #include "app.h"
 #include "bars.h"
 #include "experiment.h"
+#include "history.h"
 #include "layout.h"
 #include "lessonmode.h"
 #include "settings_panel.h"
@@ -62,6 +63,8 @@ struct App {
     TwpData twp;                // what it shows, of t
     char compare_path[4096];    // its second model (--compare); "": the model's twin (twp_default_other)
     char lesson_compare[4096];  // a lesson step's compare: its second model, before any other; "": none
+    bool history_page;          // H: the training history in place of the step (history.h)
+    HistData hist;              // what it shows, of t
 };
 
 // The second model of the page of two models: --compare, or the model's twin. Returns buf.

@@ -41,6 +41,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "X / Shift + X\tsilence the head shown, or its sub-layer / silence nothing (Alt + click: a head)\n"
                         "E\tthe experiment page: before and after silencing, each head silenced alone\n"
                         "B\tthis step beside the same step of another model (the untrained twin, or --compare)\n"
+                        "H\tthe training history: this step at each snapshot of training, and the loss curve\n"
                         "F2\tEnglish / \xE4\xB8\xAD\xE6\x96\x87\n"
                         "?\tshow / hide this help\n"
                         "O\tlessons: the picker\n"
@@ -149,6 +150,12 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_TW_LOSS] = "mean loss on that target: %.3f",
         [S_TW_NO_STAGE] = "This model has no such step (fewer layers or heads).",
         [S_TW_INSTEAD] = "A decoding step's choice is not in a teacher-forced pass: the last layer's cross-attention instead.",
+        [S_HIST_TITLE] = "Training history of %s: step %d of %d (snapshot %d of %d)",
+        [S_HIST_TITLE_NONE] = "Training history",
+        [S_HIST_LOSS] = "mean loss on the trained model's output, %s: %.3f",
+        [S_HIST_CURVE] = "training loss (smoothed), from the first step to the last; the red line: this snapshot",
+        [S_HIST_HINT] = "\xE2\x86\x90 \xE2\x86\x92 snapshots \xC2\xB7 Space plays them \xC2\xB7 a click on a step or the curve chooses \xC2\xB7 H closes",
+        [S_HIST_INSTEAD] = "a decoding step's choice is not in a teacher-forced pass",
         [S_XP_TITLE] = "Silenced: %s",
         [S_XP_NONE] = "Nothing is silenced: X silences the head shown (or its sub-layer), Alt+click a head chip",
         [S_XP_BEFORE] = "Without silencing",
@@ -230,6 +237,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "X / Shift + X\t靜音目前的頭或它的子層／全部取消（Alt + 點選：某個頭）\n"
                         "E\t實驗頁：靜音前後對照，每次只靜音一個頭\n"
                         "B\t這一步與另一個模型的同一步並排（未訓練的雙胞胎，或 --compare）\n"
+                        "H\t訓練歷程：這一步在訓練各個快照時的樣子，以及損失曲線\n"
                         "F2\tEnglish / 中文\n"
                         "?\t顯示／隱藏說明\n"
                         "O\t單元：選擇單元\n"
@@ -338,6 +346,12 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_TW_LOSS] = "在這個目標上的平均損失：%.3f",
         [S_TW_NO_STAGE] = "這個模型沒有這一步（層數或頭數較少）。",
         [S_TW_INSTEAD] = "教師強制的一次計算中沒有解碼步驟的選擇：改為顯示最後一層的交叉注意力。",
+        [S_HIST_TITLE] = "%s 的訓練歷程：第 %d 步，共 %d 步（第 %d 個快照，共 %d 個）",
+        [S_HIST_TITLE_NONE] = "訓練歷程",
+        [S_HIST_LOSS] = "在訓練完成的模型的輸出「%s」上的平均損失：%.3f",
+        [S_HIST_CURVE] = "訓練損失（平滑後），從第一步到最後一步；紅線：這個快照",
+        [S_HIST_HINT] = "\xE2\x86\x90 \xE2\x86\x92 快照 \xC2\xB7 空白鍵播放 \xC2\xB7 點選步數或曲線來選擇 \xC2\xB7 H 關閉",
+        [S_HIST_INSTEAD] = "教師強制的一次計算中沒有解碼步驟的選擇",
         [S_XP_TITLE] = "靜音：%s",
         [S_XP_NONE] = "沒有靜音任何部分：按 X 靜音目前的頭（或它的子層），或按住 Alt 點選頭",
         [S_XP_BEFORE] = "未靜音",

@@ -119,6 +119,12 @@ typedef enum {
     S_TW_LOSS,          // "mean loss on that target: %.3f"
     S_TW_NO_STAGE,
     S_TW_INSTEAD,
+    S_HIST_TITLE,       // the training history page (history.c): "Training history of %s: step %d of %d (snapshot %d of %d)"
+    S_HIST_TITLE_NONE,
+    S_HIST_LOSS,        // "mean loss on %s: %.3f"
+    S_HIST_CURVE,
+    S_HIST_HINT,
+    S_HIST_INSTEAD,
     S_XP_TITLE,         // the experiment page (experiment.c): "Silenced: %s"
     S_XP_NONE,
     S_XP_BEFORE,

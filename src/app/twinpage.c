@@ -63,25 +63,6 @@ static const char *sentence(const Model *m, const Trace *t, char *buf, size_t si
     return buf;
 }
 
-// The step of forced trace t that shows what s shows: the same stage, layer
-// and head in the one teacher-forced pass; a decoding step's choice is not in
-// it, so then the last layer's cross-attention (*instead true). -1: none.
-static int matching_step(const Trace *t, const Step *s, int layers, bool *instead) {
-    *instead = false;
-    for (int i = 0; i < trace_count(t); i++) {
-        const Step *f = trace_step(t, i);
-        if (f->stage == s->stage && f->layer == s->layer && f->head == s->head && (f->dstep > 0) == (s->dstep > 0)) return i;
-    }
-    *instead = true;
-    for (int i = 0; i < trace_count(t); i++) {
-        const Step *f = trace_step(t, i);
-        if (f->stage->block == STAGE_BLOCK_CROSS_ATTN && f->stage->attention_weights && f->layer == layers &&
-            f->head == (s->head ? s->head : 1))
-            return i;
-    }
-    return -1;
-}
-
 void twp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const TwpData *x) {
     const Theme *th = vs->theme;
     Lang lang = vs->lang;
@@ -114,7 +95,7 @@ void twp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const TwpData *x) {
         gfx_text_fit(g, cx, cy, col_w, line, px, th->text, GFX_LEFT);
         cy += lh + pad;
         bool instead;
-        int at = matching_step(tw->forced[i], s, m->cfg.n_dec, &instead);
+        int at = view_forced_step(tw->forced[i], s, m->cfg.n_dec, &instead);
         SDL_Rect view = {cx, cy, col_w, area.y + area.h - cy - (instead ? lh + pad : 0)};
         if (at < 0) {
             gfx_text_wrap(g, cx, cy, col_w, i18n(lang, S_TW_NO_STAGE), px, th->text_dim, true);

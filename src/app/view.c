@@ -124,6 +124,23 @@ const char *view_step_place(const Trace *t, const Step *s, Lang lang, char *buf,
     return buf;
 }
 
+// (view.h)
+int view_forced_step(const Trace *t, const Step *s, int layers, bool *instead) {
+    *instead = false;
+    for (int i = 0; i < trace_count(t); i++) {
+        const Step *f = trace_step(t, i);
+        if (f->stage == s->stage && f->layer == s->layer && f->head == s->head && (f->dstep > 0) == (s->dstep > 0)) return i;
+    }
+    *instead = true;
+    for (int i = 0; i < trace_count(t); i++) {
+        const Step *f = trace_step(t, i);
+        if (f->stage->block == STAGE_BLOCK_CROSS_ATTN && f->stage->attention_weights && f->layer == layers &&
+            f->head == (s->head ? s->head : 1))
+            return i;
+    }
+    return -1;
+}
+
 // ---- shared by the view files ----
 
 int view_small_px(const ViewState *vs) { return vs->font_px * 4 / 5 > 8 ? vs->font_px * 4 / 5 : 8; }

@@ -86,6 +86,15 @@ const char *view_produced_at(const Trace *t, int d);
 // or its part's name ("Encoder layer 1", "Source"). Returns buf.
 const char *view_step_place(const Trace *t, const Step *s, Lang lang, char *buf, size_t size);
 
+// The size of labels inside a view: four fifths of the type size, at least 8.
+int view_small_px(const ViewState *vs);
+
+// The step of a teacher-forced trace t (of a model with `layers` decoder
+// layers) that shows what step s of another trace shows: the same stage,
+// layer and head; a decoding step's choice, which t does not have, gives way
+// to the last layer's cross-attention (*instead true). -1: none.
+int view_forced_step(const Trace *t, const Step *s, int layers, bool *instead);
+
 // Draws the step vs->step into area: as one view, or with the options as
 // several panels side by side or in a grid.
 void view_draw(Gfx *g, SDL_Rect area, const ViewState *vs);

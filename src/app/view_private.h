@@ -8,8 +8,6 @@
 
 // ---- shared (view.c) ----
 
-// The size of labels inside a view: four fifths of the type size, at least 8.
-int view_small_px(const ViewState *vs);
 Color view_with_alpha(Color c, float a);
 // A value as a cell shows it: "−∞", "123", "12.3" or "1.23".
 void view_format_value(char *buf, size_t size, float v);

@@ -169,6 +169,7 @@ Model *mdl_new(const Config *cfg, Vocab *src, Vocab *tgt, Error *err) {
     m->w.dec = calloc((size_t)m->cfg.n_dec, sizeof *m->w.dec);
     m->name = strdup("");
     m->path = strdup("");
+    m->training_step = -1;
     if (!m->block || !m->w.enc || !m->w.dec || !m->name || !m->path) {
         err_set(err, "out of memory for %ld parameters", m->n_params);
         goto fail;

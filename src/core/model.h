@@ -68,6 +68,7 @@ typedef struct {
     Vocab *src, *tgt;
     char *name;             // from the file's metadata, or ""
     int align_layer, align_head;  // cross-attention head trained on gold alignments (from 1), or 0
+    int training_step;      // a snapshot of its training (snapshots.h): the step; -1 for the model as it is
     char *path;             // where it was loaded from, or ""
     float *block;           // every parameter, one allocation
     long n_params;

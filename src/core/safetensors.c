@@ -354,9 +354,58 @@ int st_read_f32(const StFile *f, const StTensor *t, float *out, Error *err) {
     return 0;
 }
 
+uint16_t st_half_from_float(float v) {
+    uint32_t x;
+    memcpy(&x, &v, sizeof x);
+    uint32_t sign = (x >> 16) & 0x8000u, mag = x & 0x7fffffffu;
+    if (mag >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (mag > 0x7f800000u ? 0x200u : 0));  // Inf, NaN
+    if (mag >= 0x477ff000u) return (uint16_t)(sign | 0x7c00u);                                         // rounds past 65504: Inf
+    if (mag < 0x38800000u) {  // below 2^-14: a subnormal half (or 0), rounded to nearest even
+        if (mag < 0x33000000u) return (uint16_t)sign;                                                // below half the smallest
+        uint32_t m = (mag & 0x7fffffu) | 0x800000u;
+        int shift = 126 - (int)(mag >> 23);  // h = m × 2^(e − 150) / 2^−24: the bits below the half's last go
+        uint32_t h = m >> shift, rest = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+        if (rest > half || (rest == half && (h & 1))) h++;
+        return (uint16_t)(sign | h);
+    }
+    uint32_t h = ((mag - 0x38000000u) >> 13), rest = mag & 0x1fffu;  // rebias 127 → 15, keep 10 mantissa bits
+    if (rest > 0x1000u || (rest == 0x1000u && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+}
+
+float st_float_from_half(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu, x;
+    if (e == 0x1f) x = sign | 0x7f800000u | (m << 13);
+    else if (e) x = sign | ((e + 112) << 23) | (m << 13);
+    else if (!m) x = sign;
+    else {  // subnormal: normalise
+        int shift = 0;
+        while (!(m & 0x400u)) m <<= 1, shift++;
+        x = sign | ((uint32_t)(113 - shift) << 23) | ((m & 0x3ffu) << 13);
+    }
+    float v;
+    memcpy(&v, &x, sizeof v);
+    return v;
+}
+
+int st_read_f16(const StFile *f, const StTensor *t, float *out, Error *err) {
+    assert(t >= f->tensors && t < f->tensors + f->count);
+    if (strcmp(t->dtype, "F16") != 0) return err_set(err, "%s: tensor '%s' has dtype %s, expected F16", f->path, t->name, t->dtype);
+    const unsigned char *src = f->buffer + t->begin;
+    size_t numel = (t->end - t->begin) / 2;
+    for (size_t i = 0; i < numel; i++) {
+        float v = st_float_from_half((uint16_t)(src[2 * i] | src[2 * i + 1] << 8));
+        if (!isfinite(v))
+            return err_set(err, "%s: tensor '%s' holds %s at flat index %zu", f->path, t->name, isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf", i);
+        out[i] = v;
+    }
+    return 0;
+}
+
 typedef struct {
     char *name;
     const float *data;
+    bool f16;               // stored as F16
     int ndim;
     int64_t shape[ST_MAX_DIMS];
     size_t numel;
@@ -423,12 +472,23 @@ int st_writer_meta(StWriter *w, const char *key, const char *value) {
     return 0;
 }
 
+static int add_tensor(StWriter *w, const char *name, const float *data, int ndim, const int64_t *shape, bool f16);
+
 int st_writer_add_f32(StWriter *w, const char *name, const float *data, int ndim, const int64_t *shape) {
+    return add_tensor(w, name, data, ndim, shape, false);
+}
+
+int st_writer_add_f16(StWriter *w, const char *name, const float *data, int ndim, const int64_t *shape) {
+    return add_tensor(w, name, data, ndim, shape, true);
+}
+
+static int add_tensor(StWriter *w, const char *name, const float *data, int ndim, const int64_t *shape, bool f16) {
     if (ndim < 0 || ndim > ST_MAX_DIMS || strcmp(name, "__metadata__") == 0) return -1;
     for (size_t i = 0; i < w->tensor_count; i++)
         if (strcmp(w->tensors[i].name, name) == 0) return -1;
     WriterTensor t = {0};
     t.data = data;
+    t.f16 = f16;
     t.ndim = ndim;
     t.numel = 1;
     for (int i = 0; i < ndim; i++) {
@@ -474,9 +534,9 @@ static int build_header(const StWriter *w, char **out, size_t *out_len) {
         if (!first) fputc(',', mem);
         first = false;
         json_write_string(mem, t->name);
-        fputs(":{\"dtype\":\"F32\",\"shape\":[", mem);
+        fprintf(mem, ":{\"dtype\":\"%s\",\"shape\":[", t->f16 ? "F16" : "F32");
         for (int d = 0; d < t->ndim; d++) fprintf(mem, "%s%" PRId64, d ? "," : "", t->shape[d]);
-        uint64_t end = offset + (uint64_t)t->numel * 4;
+        uint64_t end = offset + (uint64_t)t->numel * (t->f16 ? 2 : 4);
         fprintf(mem, "],\"data_offsets\":[%" PRIu64 ",%" PRIu64 "]}", offset, end);
         offset = end;
     }
@@ -493,6 +553,23 @@ static int build_header(const StWriter *w, char **out, size_t *out_len) {
     }
     *out = buf;
     *out_len = len;
+    return 0;
+}
+
+// Writes floats as little-endian halves, in chunks.
+static int write_f16_le(FILE *fp, const float *data, size_t numel) {
+    unsigned char chunk[4096];
+    size_t per_chunk = sizeof chunk / 2;
+    for (size_t done = 0; done < numel;) {
+        size_t n = numel - done < per_chunk ? numel - done : per_chunk;
+        for (size_t i = 0; i < n; i++) {
+            uint16_t h = st_half_from_float(data[done + i]);
+            chunk[2 * i] = (unsigned char)h;
+            chunk[2 * i + 1] = (unsigned char)(h >> 8);
+        }
+        if (fwrite(chunk, 2, n, fp) != n) return -1;
+        done += n;
+    }
     return 0;
 }
 
@@ -531,7 +608,7 @@ int st_writer_save(const StWriter *w, const char *path, Error *err) {
     bool ok = fwrite(len_bytes, 1, 8, af.fp) == 8 && fwrite(header, 1, header_len, af.fp) == header_len;
     free(header);
     for (size_t i = 0; ok && i < w->tensor_count; i++)
-        ok = write_f32_le(af.fp, w->tensors[i].data, w->tensors[i].numel) == 0;
+        ok = (w->tensors[i].f16 ? write_f16_le : write_f32_le)(af.fp, w->tensors[i].data, w->tensors[i].numel) == 0;
     if (!ok) {
         err_set(err, "%s: cannot write: %s", path, strerror(errno));
         fio_atomic_abort(&af);

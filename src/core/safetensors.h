@@ -39,6 +39,12 @@ const char *st_meta(const StFile *f, const char *key);
 // Copies an F32 tensor into out (numel floats). Fails, naming the tensor, on
 // another dtype or on a NaN/Inf value.
 int st_read_f32(const StFile *f, const StTensor *t, float *out, Error *err);
+// Copies an F16 tensor into out (numel floats), each widened exactly. Fails,
+// naming the tensor, on another dtype or on a NaN/Inf value.
+int st_read_f16(const StFile *f, const StTensor *t, float *out, Error *err);
+// The half-precision value nearest to v (ties to even), as F16 stores it.
+uint16_t st_half_from_float(float v);
+float st_float_from_half(uint16_t h);
 
 typedef struct StWriter StWriter;
 
@@ -48,6 +54,8 @@ void st_writer_free(StWriter *w);
 int st_writer_meta(StWriter *w, const char *key, const char *value);
 // F32 tensor; data is not copied and must live until st_writer_save.
 int st_writer_add_f32(StWriter *w, const char *name, const float *data, int ndim, const int64_t *shape);
+// The same stored as F16 (st_half_from_float): half the bytes, about three decimal digits.
+int st_writer_add_f16(StWriter *w, const char *name, const float *data, int ndim, const int64_t *shape);
 // Writes the file atomically (temporary file, then rename).
 int st_writer_save(const StWriter *w, const char *path, Error *err);
 

@@ -781,6 +781,11 @@ const int *trace_output(const Trace *t, int *n) {
 }
 
 int trace_decoding_steps(const Trace *t) { return t->decoding_steps; }
+
+const int *trace_source(const Trace *t, int *n) {
+    *n = t->src_n;
+    return t->src_ids;
+}
 int trace_source_length(const Trace *t) { return t->opt.pad_to > t->src_n ? t->opt.pad_to : t->src_n; }
 float trace_mean_loss(const Trace *t) { return t->mean_loss; }
 const DecodeOptions *trace_options(const Trace *t) { return &t->opt; }

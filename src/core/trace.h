@@ -92,6 +92,8 @@ void trace_copy_values(const Step *s, float *out);
 int trace_find(const Trace *t, const char *stage_id, int head, int dstep);
 // The generated tokens (without <bos> and <eos>).
 const int *trace_output(const Trace *t, int *n);
+// The source's token ids (without padding), n of them.
+const int *trace_source(const Trace *t, int *n);
 // The decoding steps run, one a token (the last may choose <eos>); 0 in
 // teacher forcing, which runs the decoder once over the whole target.
 int trace_decoding_steps(const Trace *t);

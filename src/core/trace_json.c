@@ -59,6 +59,7 @@ void trace_json_about(const Trace *t, FILE *fp, const char *src_text) {
     static const char *const modes[] = {"greedy", "beam", "sample", "teacher_forcing"};
     fputs("\"model\":{\"name\":", fp);
     json_write_string(fp, m->name);
+    if (m->training_step >= 0) fprintf(fp, ",\"training_step\":%d", m->training_step);
     fprintf(fp, ",\"d_model\":%d,\"nhead\":%d,\"d_k\":%d,\"num_encoder_layers\":%d,\"num_decoder_layers\":%d,"
                 "\"dim_feedforward\":%d,\"layer_norm_eps\":%.9g,\"max_len\":%d,\"src_vocab_size\":%d,\"tgt_vocab_size\":%d},",
             c->d_model, c->nhead, c->d_model / c->nhead, c->n_enc, c->n_dec, c->d_ff, (double)c->eps, c->max_len, c->src_vocab,
