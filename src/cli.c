@@ -412,7 +412,12 @@ int cli_snapshot(const CliArgs *a) {
 // The model as it was at training step `step`, from its snapshots; frees m.
 static Model *at_snapshot(Model *m, int step, Error *err) {
     char path[2 * PATH_MAX], steps[512];
-    Snapshots *s = snap_load(snap_path_for(m->path, path, sizeof path), m, err);
+    if (!file_exists(snap_path_for(m->path, path, sizeof path))) {
+        err_set(err, "%s has no training history beside it (%s; train --snapshots N writes one)", m->path, path);
+        mdl_free(m);
+        return NULL;
+    }
+    Snapshots *s = snap_load(path, m, err);
     Model *then = NULL;
     int k = s ? snap_find(s, step) : -1;
     if (s && k < 0) err_set(err, "%s has no snapshot at step %d; it has %s", path, step, snap_steps_text(s, steps, sizeof steps));

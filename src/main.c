@@ -53,6 +53,8 @@ static const char *const usage_text[] = {
     "  --compare MODEL           translate, trace: the sentence through a second model too (a shipped name such as\n"
     "                            en-zh-random, or a file), both teacher-forced on the first's output: each one's loss\n"
     "                            and output (window: its page B, by default the untrained twin)\n"
+    "  --snapshot STEP           translate, trace, export: the model as it was at that step of its training, from\n"
+    "                            its snapshots (train --snapshots; the shipped models keep 10, 0 = untrained)\n"
     "  --kv-cache                translate: also the multiply-adds with and without a KV cache (here and for the\n"
     "                            paper's base model); the window's K key shows the cache (docs/TRACE.md)\n"
     ,

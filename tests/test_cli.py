@@ -441,6 +441,23 @@ class TestTrace(CliCase):
         self.assert_error(run("trace", "--src", SENTENCE, "--compare", "en-zh-random", "--format", "npz", "--out", "x.npz"), 2,
                           names=("--compare",))
 
+    def test_snapshot(self):
+        """--snapshot STEP: the model at that step of its training; the last one translates as the model does."""
+        r = run("trace", "--src", "the cat sits on the mat .", "--snapshot", "99")
+        self.assert_ok(r)
+        t = json.loads(r.stdout.decode("utf-8"))
+        self.assertEqual(t["model"]["training_step"], 99)
+        self.assertIn("training step 99", t["model"]["name"])
+        self.assertNotIn("training_step", load_trace(self)["model"])
+        last = run("translate", "--src", "the cat sits on the mat .", "--snapshot", "2000")
+        self.assert_ok(last)
+        self.assertEqual(last.stdout, run("translate", "--src", "the cat sits on the mat .").stdout)
+        self.assert_error(run("translate", "--src", SENTENCE, "--snapshot", "100"), 1, names=("no snapshot at step 100", "0, 25, 99"))
+        untrained = os.path.join(SOURCE_DIR, "assets", "models", "en-zh-random.safetensors")
+        self.assert_error(run("translate", "--model", untrained, "--src", SENTENCE, "--snapshot", "0"), 1,
+                          names=("no training history",))
+        self.assert_error(run("translate", "--src", SENTENCE, "--snapshot", "-1"), 2, names=("--snapshot",))
+
     def test_json_shared(self):
         """Each decoder row once: a step a later one extends points at it, and its values are that step's first rows and columns."""
         for args in ((), ("--decode", "sample", "--seed", "3"), ("--decode", "beam"), ("--pad-to", "7")):

@@ -24,7 +24,7 @@ struct Golden {
     const char *stage;
     int head, dstep;
     DecodeMode mode;
-    const char *keys;       // then pressed: x silences the head shown, E the experiment page, ? help, t theme, z F2 (繁體中文), g the heads grid, v the line view, k the KV cache, b the page of two models, e the text box with an input method composing
+    const char *keys;       // then pressed: x silences the head shown, E the experiment page, ? help, t theme, z F2 (繁體中文), g the heads grid, v the line view, k the KV cache, b the page of two models, h the training history (0 Home, > →), e the text box with an input method composing
     float temperature;      // sampling (seed 1); 0 = 1
     int top_k;
     bool no_mask;           // the experiment without the look-ahead mask
@@ -70,6 +70,9 @@ static const Golden goldens[] = {
     // trained beside untrained: the same sentence through en-zh and its untrained twin, the gold over both
     {"twin.cross_attn", "dec.L2.cross_attn.weights", 1, 4, DECODE_GREEDY, "b", 0.0f, 0, false},
     {"twin.cross_attn.zh-TW", "dec.L2.cross_attn.weights", 1, 4, DECODE_GREEDY, "bz", 0.0f, 0, false},
+    // the training history: the supervised head at step 99 of training (← twice from the end… then Home, → →)
+    {"history.cross_attn", "dec.L2.cross_attn.weights", 1, 4, DECODE_GREEDY, "h0>>", 0.0f, 0, false},
+    {"history.cross_attn.zh-TW", "dec.L2.cross_attn.weights", 1, 4, DECODE_GREEDY, "h0>>z", 0.0f, 0, false},
     {"help", "src.tokens", 0, 0, DECODE_GREEDY, "?", 0.0f, 0, false},
     {"text_box", "src.tokens", 0, 0, DECODE_GREEDY, "e", 0.0f, 0, false},
 };
@@ -98,6 +101,9 @@ static int setup_golden(void **state) {
         else if (*k == 'v') key(f->a, SDLK_v, KMOD_NONE);
         else if (*k == 'k') key(f->a, SDLK_k, KMOD_NONE);
         else if (*k == 'b') key(f->a, SDLK_b, KMOD_NONE);
+        else if (*k == 'h') key(f->a, SDLK_h, KMOD_NONE);
+        else if (*k == '0') key(f->a, SDLK_HOME, KMOD_NONE);
+        else if (*k == '>') key(f->a, SDLK_RIGHT, KMOD_NONE);
         else if (*k == 'e') {
             key(f->a, SDLK_l, KMOD_LCTRL);
             key(f->a, SDLK_END, KMOD_NONE);  // Ctrl+L selects the sentence: End keeps it to edit
@@ -525,6 +531,56 @@ static void test_twin_page_key(void **state) {
     expect_int("the page after B on en-fr", app_twin_page(f->a), 0);
 }
 
+// H opens the training history: ← → Home End go through the snapshots and
+// leave the step alone, Space plays them to the end, a click on a step's
+// button chooses it; one page at a time; a model with no history says so.
+static void test_history_page_key(void **state) {
+    Fixture *f = *state;
+    go_to(f->a, "dec.L2.cross_attn.weights", 1, 3);
+    int step = app_step(f->a);
+    expect_int("H", key(f->a, SDLK_h, KMOD_NONE), 1);
+    expect_int("the page after H", app_history_page(f->a), 1);
+    expect_int("the first look: the trained model", app_history_snapshot(f->a), 9);
+    key(f->a, SDLK_HOME, KMOD_NONE);
+    expect_int("Home", app_history_snapshot(f->a), 0);
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    expect_int("→ →", app_history_snapshot(f->a), 2);
+    key(f->a, SDLK_LEFT, KMOD_NONE);
+    expect_int("←", app_history_snapshot(f->a), 1);
+    expect_int("the step, untouched", app_step(f->a), step);
+    key(f->a, SDLK_SPACE, KMOD_NONE);  // plays: a snapshot a beat, to the end
+    Uint32 now = SDL_GetTicks();
+    for (int i = 0; i < 20; i++) app_tick(f->a, now += 1000);
+    expect_int("played to the end", app_history_snapshot(f->a), 9);
+    expect_int("and stopped", app_next_tick(f->a, now), -1);
+    static const int sizes[][2] = {{1024, 768}, {120, 90}, {7680, 4320}, {1280, 800}};
+    for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+        if (gfx_resize(f->g, sizes[i][0], sizes[i][1])) fail_msg("gfx_resize %d×%d failed", sizes[i][0], sizes[i][1]);
+        app_draw(f->a);
+    }
+    // a click on the first step's button
+    SDL_Event e = {.type = SDL_MOUSEBUTTONDOWN};
+    e.button.button = SDL_BUTTON_LEFT;
+    for (int y = 400; y < 800 && app_history_snapshot(f->a) != 0; y += 3)  // below the view: the curve, then the buttons
+        for (int x = 0; x < 40 && app_history_snapshot(f->a) != 0; x += 3) {
+            e.button.x = x, e.button.y = y;
+            app_event(f->a, &e);
+        }
+    expect_int("a click at the curve's start or on step 0's button", app_history_snapshot(f->a), 0);
+    key(f->a, SDLK_b, KMOD_NONE);
+    expect_int("B closes the history", app_history_page(f->a), 0);
+    key(f->a, SDLK_h, KMOD_NONE);
+    expect_int("a new sentence keeps the page", app_set_sentence(f->a, "i love natural language processing"), 0);
+    expect_int("the page", app_history_page(f->a), 1);
+    app_draw(f->a);
+    expect_int("a model with no history", app_set_model(f->a, TT_TEST_DATA "/../../assets/models/en-zh-random.safetensors"), 0);
+    expect_int("no snapshots", app_history_snapshot(f->a), -1);
+    app_draw(f->a);  // says why
+    key(f->a, SDLK_h, KMOD_NONE);
+    expect_int("H closes", app_history_page(f->a), 0);
+}
+
 // The decoding sliders: a press on the track and a drag set the value, the
 // sentence running again at each new value; letting go ends the drag; the
 // ends of the track are the panel's bounds.
@@ -581,6 +637,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_silence_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kv_cache_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_twin_page_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_history_page_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_step_png, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_step_png_unwritable, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_view, setup, teardown),

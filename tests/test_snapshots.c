@@ -1,0 +1,174 @@
+// A model's training history (snapshots.h): the schedule, the file written
+// and read back, another model's snapshots refused, and the shipped en-zh's
+// history against PyTorch (tests/reference/make_snapshots.py): each
+// snapshot's teacher-forced loss and supervised head.
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileio.h"
+#include "json.h"
+#include "safetensors.h"
+#include "snapshots.h"
+#include "trace.h"
+
+#define MODELS TT_TEST_DATA "/../../assets/models/"
+#define REF_DIR TT_TEST_DATA "/reference/"
+
+static void test_schedule(void **state) {
+    (void)state;
+    int s[SNAP_MAX];
+    const int want[] = {0, 25, 99, 222, 395, 617, 889, 1210, 1580, 2000};
+    assert_int_equal(snap_schedule(10, 2000, s), 10);
+    assert_memory_equal(s, want, sizeof want);
+    assert_int_equal(snap_schedule(2, 7, s), 2);
+    assert_int_equal(s[0], 0);
+    assert_int_equal(s[1], 7);
+    int n = snap_schedule(10, 3, s);  // fewer steps than snapshots: each step once
+    assert_int_equal(n, 4);
+    for (int i = 0; i < n; i++) assert_int_equal(s[i], i);
+    char buf[256];
+    assert_string_equal(snap_path_for("a/en-zh.safetensors", buf, sizeof buf), "a/en-zh.snapshots.safetensors");
+    assert_string_equal(snap_path_for("model", buf, sizeof buf), "model.snapshots.safetensors");
+}
+
+static Model *tiny(uint64_t seed, int d_ff) {
+    const char *src[] = {"<pad>", "<bos>", "<eos>", "<unk>", "a", "b"}, *tgt[] = {"<pad>", "<bos>", "<eos>", "<unk>", "x", "y", "z"};
+    Error err;
+    Vocab *vs = voc_new(src, 6, &err), *vt = voc_new(tgt, 7, &err);
+    Config c = {.d_model = 8, .nhead = 2, .n_enc = 1, .n_dec = 1, .d_ff = d_ff, .eps = 1e-5f, .max_len = 8};
+    Model *m = mdl_new(&c, vs, vt, &err);
+    if (!m) fail_msg("%s", err.msg);
+    mdl_init_random(m, seed);
+    return m;
+}
+
+// Written and read back: each snapshot's weights are the F16 of the weights
+// at its step, the curve as given; another model's file is refused.
+static void test_round_trip(void **state) {
+    (void)state;
+    char path[] = "/tmp/tt-snapshots-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    Model *m = tiny(3, 16);
+    SnapWriter *w = snap_writer_new(m);
+    float *start = malloc((size_t)m->n_params * sizeof *start);
+    memcpy(start, m->block, (size_t)m->n_params * sizeof *start);
+    assert_int_equal(snap_writer_add(w, m, 0), 0);
+    for (long i = 0; i < m->n_params; i++) m->block[i] = m->block[i] * 0.5f + 1e-3f * (float)(i % 7);  // "training"
+    assert_int_equal(snap_writer_loss(w, 1, 2.5f), 0);
+    assert_int_equal(snap_writer_loss(w, 5, 1.25f), 0);
+    assert_int_equal(snap_writer_add(w, m, 5), 0);
+    Error err;
+    if (snap_writer_save(w, m, path, &err)) fail_msg("%s", err.msg);
+    snap_writer_free(w);
+    Snapshots *s = snap_load(path, m, &err);
+    if (!s) fail_msg("%s", err.msg);
+    assert_int_equal(snap_count(s), 2);
+    assert_int_equal(snap_step(s, 1), 5);
+    assert_int_equal(snap_find(s, 5), 1);
+    assert_int_equal(snap_find(s, 4), -1);
+    const int *steps;
+    const float *loss;
+    assert_int_equal(snap_curve(s, &steps, &loss), 2);
+    assert_int_equal(steps[1], 5);
+    assert_true(loss[1] == 1.25f);
+    for (int k = 0; k < 2; k++) {
+        Model *at = snap_model(s, k, &err);
+        if (!at) fail_msg("%s", err.msg);
+        const float *want = k ? m->block : start;
+        for (long i = 0; i < m->n_params; i++)
+            if (at->block[i] != st_float_from_half(st_half_from_float(want[i])))
+                fail_msg("snapshot %d, parameter %ld: expected: %g, got: %g", k, i, (double)want[i], (double)at->block[i]);
+        assert_int_equal(at->training_step, k ? 5 : 0);
+        assert_non_null(strstr(at->name, "training step"));
+        mdl_free(at);
+    }
+    snap_free(s);
+    // another architecture, and a model file that is not a snapshots file
+    Model *other = tiny(3, 24);
+    assert_null(snap_load(path, other, &err));
+    if (!strstr(err.msg, "another model") || strchr(err.msg, '\n')) fail_msg("expected: one line naming another model, got: %s", err.msg);
+    assert_null(snap_load(MODELS "en-zh.safetensors", m, &err));
+    assert_non_null(strstr(err.msg, "not a snapshots file"));
+    assert_null(snap_load(MODELS "no-such.snapshots.safetensors", m, &err));
+    mdl_free(other);
+    mdl_free(m);
+    free(start);
+    unlink(path);
+}
+
+static const Json *get(const Json *j, const char *key) {
+    const Json *v = json_get(j, key);
+    if (!v) fail_msg("reference has no \"%s\"", key);
+    return v;
+}
+
+// Each shipped snapshot through the trace against nn.Transformer with the same F16 weights.
+static void test_shipped_history_against_pytorch(void **state) {
+    (void)state;
+    Error err;
+    char *text;
+    size_t len;
+    if (fio_read_all(REF_DIR "ref_snapshots.json", 1u << 24, &text, &len, &err)) fail_msg("%s", err.msg);
+    Json *ref = json_parse(text, len, false, &err);
+    free(text);
+    if (!ref) fail_msg("%s", err.msg);
+    Model *m = mdl_load(MODELS "en-zh.safetensors", &err);
+    if (!m) fail_msg("%s", err.msg);
+    Snapshots *s = snap_load(MODELS "en-zh.snapshots.safetensors", m, &err);
+    if (!s) fail_msg("%s", err.msg);
+    const Json *snaps = get(ref, "snapshots");
+    assert_int_equal((int)snaps->count, snap_count(s));
+    Tokens src, tgt;
+    if (voc_tokenize(m->src, get(ref, "sentence")->string, &src, &err) || voc_tokenize(m->tgt, get(ref, "target")->string, &tgt, &err))
+        fail_msg("%s", err.msg);
+    double worst = 0.0;
+    for (int k = 0; k < snap_count(s); k++) {
+        const Json *r = json_at(snaps, (size_t)k);
+        assert_int_equal((int)get(r, "step")->number, snap_step(s, k));
+        Model *at = snap_model(s, k, &err);
+        if (!at) fail_msg("%s", err.msg);
+        DecodeOptions o = {.mode = DECODE_TEACHER, .target = tgt.ids, .target_len = tgt.n};
+        Trace *t = trace_run(at, src.ids, src.n, &o, &err);
+        if (!t) fail_msg("%s", err.msg);
+        double d = fabs(trace_mean_loss(t) - get(r, "mean_loss")->number);
+        if (d > 1e-5) fail_msg("step %d: mean loss: expected: %.7f, got: %.7f", snap_step(s, k), get(r, "mean_loss")->number, (double)trace_mean_loss(t));
+        worst = fmax(worst, d);
+        const Step *w = trace_step(t, trace_find(t, "dec.L2.cross_attn.weights", 1, 1));
+        const Json *want = get(r, "cross_weights_L2H1");
+        assert_int_equal((int)want->count, w->rows);
+        for (int i = 0; i < w->rows; i++)
+            for (int j = 0; j < w->cols; j++) {
+                d = fabs(trace_row(w, i)[j] - json_at(json_at(want, (size_t)i), (size_t)j)->number);
+                if (d > 1e-5) fail_msg("step %d: cross-attention [%d][%d]: maxdiff %g", snap_step(s, k), i, j, d);
+                worst = fmax(worst, d);
+            }
+        trace_free(t);
+        mdl_free(at);
+    }
+    printf("the shipped history against PyTorch: maxdiff %g\n", worst);
+    voc_tokens_deinit(&src);
+    voc_tokens_deinit(&tgt);
+    snap_free(s);
+    mdl_free(m);
+    json_free(ref);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_schedule),
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_shipped_history_against_pytorch),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
