@@ -415,6 +415,16 @@ static void test_lesson_experiments(void **state) {
         }
     assert_true(seen);
     teardown((void **)&f);
+    // lesson 05 shows the training history at step 25 (history:), then closes it
+    f = open_app(LESSONS_DIR "/05-training.lesson", false);
+    key(f->a, SDLK_END, KMOD_NONE);
+    key(f->a, SDLK_LEFT, KMOD_NONE);
+    assert_true(app_history_page(f->a));
+    assert_int_equal(app_history_snapshot(f->a), 1);  // 0, then 25
+    app_draw(f->a);
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    assert_false(app_history_page(f->a));
+    teardown((void **)&f);
 }
 
 static void test_draws_at_any_size(void **state) {

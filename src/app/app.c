@@ -82,6 +82,19 @@ void app_set_twin_page(App *a, bool open) {
 
 bool app_twin_page(const App *a) { return a->twin_page; }
 
+// A lesson step's history: the page at that training step; -1 closes a page a step opened.
+static void lesson_history(App *a, int training_step) {
+    if (training_step >= 0) {
+        if (!a->history_page) app_set_history_page(a, true);
+        a->lesson_history = true;
+        int k = a->hist.ready ? snap_find(a->hist.snaps, training_step) : -1;
+        if (k >= 0) a->hist.at = k, a->hist.playing = false;
+    } else if (a->lesson_history) {
+        a->lesson_history = false;
+        app_set_history_page(a, false);
+    }
+}
+
 // A lesson step's compare: its second model on the page; NULL closes a page a step opened.
 static void lesson_compare(App *a, const char *model_path) {
     if (model_path) {
@@ -110,7 +123,7 @@ static const LmHost lesson_host = {
     .model_path = app_model_path, .set_model = app_set_model, .model = app_model, .status = app_status,
     .show_status = app_show_status, .show_trace = app_show_trace, .trace = app_trace, .set_sentence = app_set_sentence,
     .sentence = app_sentence, .set_step = app_set_step, .view = app_view, .set_view = app_set_view, .lang = app_lang, .busy = app_busy,
-    .compare = lesson_compare,
+    .compare = lesson_compare, .history = lesson_history,
 };
 
 // The folder of path, into dir ("." when it has none).

@@ -65,6 +65,7 @@ struct App {
     char lesson_compare[4096];  // a lesson step's compare: its second model, before any other; "": none
     bool history_page;          // H: the training history in place of the step (history.h)
     HistData hist;              // what it shows, of t
+    bool lesson_history;        // a lesson step opened it (history:)
 };
 
 // The second model of the page of two models: --compare, or the model's twin. Returns buf.

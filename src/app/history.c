@@ -172,7 +172,8 @@ void hist_draw(Gfx *g, SDL_Rect area, const ViewState *vs, HistData *h) {
     snprintf(line, sizeof line, i18n(lang, S_HIST_TITLE), vs->model->name, step, last, k + 1, h->n);
     gfx_text_fit(g, area.x, y, area.w, line, big, th->text, GFX_LEFT);
     y += gfx_line_height(g, big) + pad / 2;
-    snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), sentence(m, h->own[k], out, sizeof out));
+    sentence(m, h->own[k], out, sizeof out);
+    snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), out[0] ? out : i18n(lang, S_HIST_NOTHING));
     gfx_text_fit(g, area.x, y, area.w, line, px, th->text, GFX_LEFT);
     y += lh;
     snprintf(line, sizeof line, i18n(lang, S_HIST_LOSS), sentence(m, h->forced[k], out, sizeof out), (double)trace_mean_loss(h->forced[k]));

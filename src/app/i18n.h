@@ -121,7 +121,8 @@ typedef enum {
     S_TW_INSTEAD,
     S_HIST_TITLE,       // the training history page (history.c): "Training history of %s: step %d of %d (snapshot %d of %d)"
     S_HIST_TITLE_NONE,
-    S_HIST_LOSS,        // "mean loss on %s: %.3f"
+    S_HIST_NOTHING,     // an empty output
+    S_HIST_LOSS,        // "mean loss on the target, %s: %.3f"
     S_HIST_CURVE,
     S_HIST_HINT,
     S_HIST_INSTEAD,

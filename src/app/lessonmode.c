@@ -176,6 +176,7 @@ static void apply(LessonMode *lm, App *a) {
     lm->host->set_step(a, idx >= 0 ? idx : 0);
     char other[4096];  // compare: the step's page of two models (lint checked the model)
     lm->host->compare(a, s->compare && les_model_path(l, s->compare, lm->models_dir, other, sizeof other) ? other : NULL);
+    lm->host->history(a, s->history);
     lm->host->show_status(a, "%s", "");  // the status line then says where the lesson is, in the window's language
     snprintf(lm->shown, sizeof lm->shown, "%s", lm->host->sentence(a));
 }

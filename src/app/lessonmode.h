@@ -42,6 +42,8 @@ typedef struct {
     bool (*busy)(const App *a);                        // the text box, help or settings have the keys
     // a step's compare: the page of two models with this second model; NULL: close it if a step opened it
     void (*compare)(App *a, const char *model_path);
+    // a step's history: the training history page at that training step; -1: close it if a step opened it
+    void (*history)(App *a, int training_step);
 } LmHost;
 
 // lessons_dir: the picker's folder; models_dir: where a lesson's model names

@@ -88,7 +88,8 @@ void twp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const TwpData *x) {
         const Model *m = models[i];
         gfx_text_fit(g, cx, cy, col_w, m->name && *m->name ? m->name : "?", px, th->accent, GFX_LEFT);
         cy += lh;
-        snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), sentence(m, own[i], out, sizeof out));
+        sentence(m, own[i], out, sizeof out);
+        snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), out[0] ? out : i18n(lang, S_HIST_NOTHING));
         gfx_text_fit(g, cx, cy, col_w, line, px, th->text, GFX_LEFT);
         cy += lh;
         snprintf(line, sizeof line, i18n(lang, S_TW_LOSS), (double)trace_mean_loss(tw->forced[i]));

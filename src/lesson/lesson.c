@@ -263,6 +263,7 @@ static const KeyInfo keys[] = {
     {"table", K_STEP, K_ONCE},       {"table.zh", K_STEP, K_ONCE},      {"table-title", K_STEP, K_ONCE},
     {"table-title.zh", K_STEP, K_ONCE},
     {"ablate", K_BOTH, K_ONCE},      {"compare", K_STEP, K_ONCE},
+    {"history", K_STEP, K_ONCE},
 };
 
 static const KeyInfo *key_info(const char *name) {
@@ -605,6 +606,11 @@ static void set_step_key(LessonImpl *li, int step, const Entry *e, const char *p
         s->step_line = e->line;
         if (!strcmp(v, "last")) s->dstep = -1;
         else if (setting(SETTING_STEP, e, path, pr, &x)) s->dstep = (int)x;
+    } else if (!strcmp(k, "history")) {
+        long step;
+        s->history_line = e->line;
+        if (parse_int(v, 0, 100000000, &step)) s->history = (int)step;
+        else les_problem(pr, "%s:%d: history \"%.40s\": expected a training step, a whole number from 0", path, e->line, v);
     } else if (!strcmp(k, "compare")) {
         s->compare_line = e->line;
         if (les_model_name_ok(v)) s->compare = v;
@@ -758,6 +764,7 @@ Lesson *les_parse(const char *text, size_t len, const char *path, LesProblems *p
     l->n_steps = es.n_steps;
     for (int i = 0; i < l->n_steps; i++) {
         l->steps[i].line = es.step_lines[i];
+        l->steps[i].history = -1;
         run_clear(&l->steps[i].run);
     }
     // which once-only keys the current section has seen, by their index in keys[]

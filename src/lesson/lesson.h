@@ -96,6 +96,8 @@ typedef struct {
     int stage_line, head_line, step_line, highlight_line, view_line;
     const char *compare;            // compare: a second model beside the step's (its page of two models), or NULL
     int compare_line;
+    int history;                    // history: the training step whose snapshot the step shows (the training history page); -1 none
+    int history_line;
 } LesStep;
 
 typedef struct {

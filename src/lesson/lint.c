@@ -5,6 +5,7 @@
 
 #include "kvcache.h"
 #include "lesson.h"
+#include "snapshots.h"
 #include "twin.h"
 #include "vocab.h"
 
@@ -86,6 +87,19 @@ static void check_compare(const Lesson *l, const LesStep *ls, const Trace *t, co
     mdl_free(other);
 }
 
+// A step's history: its model keeps snapshots of its training, one at that step.
+static void check_history(const Lesson *l, const LesStep *ls, const Trace *t, LesProblems *pr) {
+    const Model *m = trace_model(t);
+    char path[4096], steps[512];
+    Error err;
+    Snapshots *s = snap_load(snap_path_for(m->path, path, sizeof path), m, &err);
+    if (!s) les_problem(pr, "%s:%d: history: %s", l->path, ls->history_line, err.msg);
+    else if (snap_find(s, ls->history) < 0)
+        les_problem(pr, "%s:%d: history %d: the model's training history has no snapshot at that step; it has %s", l->path, ls->history_line,
+                    ls->history, snap_steps_text(s, steps, sizeof steps));
+    snap_free(s);
+}
+
 int les_lint(const char *path, const char *models_dir, LesProblems *pr) {
     int before = pr->n;
     Lesson *l = les_load(path, pr);
@@ -138,6 +152,7 @@ int les_lint(const char *path, const char *models_dir, LesProblems *pr) {
         }
         check_view(ls, t, trace_step(t, idx), path, pr);
         if (ls->compare) check_compare(l, ls, t, models_dir, pr);
+        if (ls->history >= 0) check_history(l, ls, t, pr);
     }
     trace_free(t);
     mdl_free(m);
