@@ -457,6 +457,14 @@ class TestTrace(CliCase):
         self.assert_error(run("translate", "--model", untrained, "--src", SENTENCE, "--snapshot", "0"), 1,
                           names=("no training history",))
         self.assert_error(run("translate", "--src", SENTENCE, "--snapshot", "-1"), 2, names=("--snapshot",))
+        # another model's snapshots beside a model: refused in one line
+        import shutil
+        with tempfile.TemporaryDirectory() as d:
+            models = os.path.join(SOURCE_DIR, "assets", "models")
+            shutil.copy(os.path.join(models, "en-fr.safetensors"), os.path.join(d, "x.safetensors"))
+            shutil.copy(os.path.join(models, "en-zh.snapshots.safetensors"), os.path.join(d, "x.snapshots.safetensors"))
+            self.assert_error(run("translate", "--model", os.path.join(d, "x.safetensors"), "--src", SENTENCE, "--snapshot", "0"), 1,
+                              names=("the snapshots of another model",))
 
     def test_json_shared(self):
         """Each decoder row once: a step a later one extends points at it, and its values are that step's first rows and columns."""

@@ -113,8 +113,55 @@ static const Json *get(const Json *j, const char *key) {
     return v;
 }
 
-// Each shipped snapshot through the trace against nn.Transformer with the same F16 weights.
-static void test_shipped_history_against_pytorch(void **state) {
+// One shipped model's history through the trace against nn.Transformer with the same F16 weights.
+static double check_history(const Json *r) {
+    Error err;
+    char path[512], snaps_path[512];
+    snprintf(path, sizeof path, TT_TEST_DATA "/../../%s", get(r, "model_file")->string);
+    Model *m = mdl_load(path, &err);
+    if (!m) fail_msg("%s", err.msg);
+    Snapshots *s = snap_load(snap_path_for(path, snaps_path, sizeof snaps_path), m, &err);
+    if (!s) fail_msg("%s", err.msg);
+    const Json *snaps = get(r, "snapshots");
+    assert_int_equal((int)snaps->count, snap_count(s));
+    Tokens src, tgt;
+    if (voc_tokenize(m->src, get(r, "sentence")->string, &src, &err) || voc_tokenize(m->tgt, get(r, "target")->string, &tgt, &err))
+        fail_msg("%s", err.msg);
+    double worst = 0.0;
+    for (int k = 0; k < snap_count(s); k++) {
+        const Json *want_k = json_at(snaps, (size_t)k);
+        assert_int_equal((int)get(want_k, "step")->number, snap_step(s, k));
+        Model *at = snap_model(s, k, &err);
+        if (!at) fail_msg("%s", err.msg);
+        DecodeOptions o = {.mode = DECODE_TEACHER, .target = tgt.ids, .target_len = tgt.n};
+        Trace *t = trace_run(at, src.ids, src.n, &o, &err);
+        if (!t) fail_msg("%s", err.msg);
+        double d = fabs(trace_mean_loss(t) - get(want_k, "mean_loss")->number);
+        if (d > 1e-5)
+            fail_msg("%s step %d: mean loss: expected: %.7f, got: %.7f", path, snap_step(s, k), get(want_k, "mean_loss")->number,
+                     (double)trace_mean_loss(t));
+        worst = fmax(worst, d);
+        const Step *w = trace_step(t, trace_find(t, "dec.L2.cross_attn.weights", 1, 1));
+        const Json *want = get(want_k, "cross_weights_L2H1");
+        assert_int_equal((int)want->count, w->rows);
+        for (int i = 0; i < w->rows; i++)
+            for (int j = 0; j < w->cols; j++) {
+                d = fabs(trace_row(w, i)[j] - json_at(json_at(want, (size_t)i), (size_t)j)->number);
+                if (d > 1e-5) fail_msg("%s step %d: cross-attention [%d][%d]: maxdiff %g", path, snap_step(s, k), i, j, d);
+                worst = fmax(worst, d);
+            }
+        trace_free(t);
+        mdl_free(at);
+    }
+    voc_tokens_deinit(&src);
+    voc_tokens_deinit(&tgt);
+    snap_free(s);
+    mdl_free(m);
+    return worst;
+}
+
+// Every snapshot of the shipped models against PyTorch.
+static void test_shipped_histories_against_pytorch(void **state) {
     (void)state;
     Error err;
     char *text;
@@ -123,44 +170,10 @@ static void test_shipped_history_against_pytorch(void **state) {
     Json *ref = json_parse(text, len, false, &err);
     free(text);
     if (!ref) fail_msg("%s", err.msg);
-    Model *m = mdl_load(MODELS "en-zh.safetensors", &err);
-    if (!m) fail_msg("%s", err.msg);
-    Snapshots *s = snap_load(MODELS "en-zh.snapshots.safetensors", m, &err);
-    if (!s) fail_msg("%s", err.msg);
-    const Json *snaps = get(ref, "snapshots");
-    assert_int_equal((int)snaps->count, snap_count(s));
-    Tokens src, tgt;
-    if (voc_tokenize(m->src, get(ref, "sentence")->string, &src, &err) || voc_tokenize(m->tgt, get(ref, "target")->string, &tgt, &err))
-        fail_msg("%s", err.msg);
-    double worst = 0.0;
-    for (int k = 0; k < snap_count(s); k++) {
-        const Json *r = json_at(snaps, (size_t)k);
-        assert_int_equal((int)get(r, "step")->number, snap_step(s, k));
-        Model *at = snap_model(s, k, &err);
-        if (!at) fail_msg("%s", err.msg);
-        DecodeOptions o = {.mode = DECODE_TEACHER, .target = tgt.ids, .target_len = tgt.n};
-        Trace *t = trace_run(at, src.ids, src.n, &o, &err);
-        if (!t) fail_msg("%s", err.msg);
-        double d = fabs(trace_mean_loss(t) - get(r, "mean_loss")->number);
-        if (d > 1e-5) fail_msg("step %d: mean loss: expected: %.7f, got: %.7f", snap_step(s, k), get(r, "mean_loss")->number, (double)trace_mean_loss(t));
-        worst = fmax(worst, d);
-        const Step *w = trace_step(t, trace_find(t, "dec.L2.cross_attn.weights", 1, 1));
-        const Json *want = get(r, "cross_weights_L2H1");
-        assert_int_equal((int)want->count, w->rows);
-        for (int i = 0; i < w->rows; i++)
-            for (int j = 0; j < w->cols; j++) {
-                d = fabs(trace_row(w, i)[j] - json_at(json_at(want, (size_t)i), (size_t)j)->number);
-                if (d > 1e-5) fail_msg("step %d: cross-attention [%d][%d]: maxdiff %g", snap_step(s, k), i, j, d);
-                worst = fmax(worst, d);
-            }
-        trace_free(t);
-        mdl_free(at);
-    }
-    printf("the shipped history against PyTorch: maxdiff %g\n", worst);
-    voc_tokens_deinit(&src);
-    voc_tokens_deinit(&tgt);
-    snap_free(s);
-    mdl_free(m);
+    const Json *models = get(ref, "models");
+    assert_int_equal((int)models->count, 2);
+    for (size_t i = 0; i < models->count; i++)
+        printf("%s's history against PyTorch: maxdiff %g\n", get(json_at(models, i), "model_file")->string, check_history(json_at(models, i)));
     json_free(ref);
 }
 
@@ -168,7 +181,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_schedule),
         cmocka_unit_test(test_round_trip),
-        cmocka_unit_test(test_shipped_history_against_pytorch),
+        cmocka_unit_test(test_shipped_histories_against_pytorch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

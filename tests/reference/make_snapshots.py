@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """PyTorch reference for the training history (docs/TRACE.md, "Attention learning").
 
-Reads the shipped en-zh model's snapshots (assets/models/en-zh.snapshots.safetensors:
+Reads the shipped models' snapshots (assets/models/NAME.snapshots.safetensors:
 F16 weights at each snapshot step, with numpy's own float16), loads each into
 nn.Transformer (via make_reference's Seq2Seq) and runs the teacher-forced
 sentence below, writing tests/data/reference/ref_snapshots.json: per snapshot
 its step, the mean loss, the loss at each position and decoder layer 2's
 cross-attention weights (head 1, the supervised one), which tests/test_snapshots.c
-compares the trace of each snapshot against. Also checks that snapshot 0 is
-the untrained twin (en-zh-random) rounded to F16, and the last one en-zh.
+compares the trace of each snapshot against. Also checks that the last
+snapshot is the model rounded to F16, and en-zh's first its untrained twin.
 
 Needs only torch (tested with 1.13), numpy and the standard library; the
 output is deterministic. Run from the repository root:
@@ -29,8 +29,6 @@ import make_experiments as mx  # noqa: E402
 
 torch = mr.torch
 MODELS = mr.REPO_ROOT / "assets" / "models"
-SENTENCE = "the cat sits on the mat ."
-TARGET = "貓 坐 在 墊子 上 。"
 
 
 def read(path):
@@ -64,36 +62,48 @@ def build(meta, eps, tensors):
     return model
 
 
-def main():
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
-    model_meta, trained = read(MODELS / "en-zh.safetensors")
-    _, twin = read(MODELS / "en-zh-random.safetensors")
-    meta, tensors = read(MODELS / "en-zh.snapshots.safetensors")
+# (model, sentence, target): each shipped model's history
+CASES = [("en-zh", "the cat sits on the mat .", "貓 坐 在 墊子 上 。"),
+         ("en-fr", "the cat sits on the mat .", "le chat est assis sur le tapis .")]
+
+
+def history(name, sentence, target):
+    model_meta, trained = read(MODELS / f"{name}.safetensors")
+    twin_file = MODELS / f"{name}-random.safetensors"
+    twin = read(twin_file)[1] if twin_file.exists() else None
+    meta, tensors = read(MODELS / f"{name}.snapshots.safetensors")
     assert meta["format"] == "transformer-tracer-snapshots/1"
     eps = float(model_meta["layer_norm_eps"])
     steps = [int(s) for s in meta["steps"].split(",")]
     src_vocab, tgt_vocab = json.loads(meta["src_vocab"]), json.loads(meta["tgt_vocab"])
-    src_ids = [src_vocab.index(w) for w in SENTENCE.split()]
-    tf_out = [tgt_vocab.index(w) for w in TARGET.split()] + [mr.EOS]
+    src_ids = [src_vocab.index(w) for w in sentence.split()]
+    tf_out = [tgt_vocab.index(w) for w in target.split()] + [mr.EOS]
     tf_in = [mr.BOS] + tf_out[:-1]
-    ends = {steps[0]: (twin, "the untrained twin"), steps[-1]: (trained, "en-zh")}
+    ends = {steps[-1]: (trained, name)}
+    if twin is not None:
+        ends[steps[0]] = (twin, "the untrained twin")
     out = []
     for step in steps:
         weights = {k.split("/", 1)[1]: v for k, v in tensors.items() if k.startswith(f"step{step}/")}
         # the ends of the history are the shipped models, rounded to F16
         if step in ends:
-            model_weights, name = ends[step]
+            model_weights, who = ends[step]
             for k, v in weights.items():
-                assert np.array_equal(v, model_weights[k].astype(np.float16).astype(np.float32)), f"step {step}: {k} is not {name}'s"
+                assert np.array_equal(v, model_weights[k].astype(np.float16).astype(np.float32)), f"step {step}: {k} is not {who}'s"
         model = build(meta, eps, weights)
         with torch.no_grad():
             r = mx.teacher_forced(model, src_ids, tf_in, tf_out, mr.causal_mask(len(tf_in), torch.float32))
         layer2 = r["cross_weights"][1]  # layers, then heads
         out.append({"step": step, "mean_loss": r["mean_loss"], "loss": r["loss"], "cross_weights_L2H1": layer2[0]})
-        print(f"step {step:5d}: mean loss {r['mean_loss']:.4f}")
-    data = {"format": "transformer-tracer-snapshots-reference/1", "made_by": "tests/reference/make_snapshots.py",
-            "model_file": "assets/models/en-zh.safetensors", "sentence": SENTENCE, "target": TARGET, "snapshots": out}
+        print(f"{name} step {step:5d}: mean loss {r['mean_loss']:.4f}")
+    return {"model_file": f"assets/models/{name}.safetensors", "sentence": sentence, "target": target, "snapshots": out}
+
+
+def main():
+    torch.set_num_threads(1)
+    torch.use_deterministic_algorithms(True)
+    data = {"format": "transformer-tracer-snapshots-reference/2", "made_by": "tests/reference/make_snapshots.py",
+            "models": [history(*case) for case in CASES]}
     (mr.OUT_DIR / "ref_snapshots.json").write_text(json.dumps(data, indent=1) + "\n")
 
 
