@@ -708,7 +708,8 @@ int json_format_float(char *buf, float v) {
     static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
                                 "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                 "8081828384858687888990919293949596979899";
-    char digits[9];
+    char digits[18];  // 9 digits, then room for the fixed-size copies below to read past them
+    memset(digits + 9, '0', 9);
     uint32_t hi = (uint32_t)(n / 10000), lo = (uint32_t)(n % 10000);
     memcpy(digits + 7, pairs + 2 * (lo % 100), 2);
     memcpy(digits + 5, pairs + 2 * (lo / 100), 2);
