@@ -707,6 +707,14 @@ static void test_stage_ids_and_json(void **state) {
         const Json *shape = json_get(st, "shape"), *values = json_get(st, "values");
         assert_int_equal(values->count, (size_t)json_at(shape, 0)->number);
         assert_int_equal(json_at(values, 0)->count, (size_t)json_at(shape, 1)->number);
+        // every number reads back as the float it was (the writer copies the text of rows it wrote before)
+        const Step *s = trace_step(t, (int)k);
+        for (int r = 0; r < s->rows; r++)
+            for (int c = 0; c < s->cols; c++) {
+                float want = trace_row(s, r)[c], got = (float)json_at(json_at(values, (size_t)r), (size_t)c)->number;
+                if (memcmp(&want, &got, sizeof want) && !(isnan(want) && isnan(got)))
+                    fail_msg("step %zu [%d][%d]: expected: %.9g, got: %.9g", k, r, c, (double)want, (double)got);
+            }
     }
     const Json *mask = json_at(steps, (size_t)trace_find(t, "dec.look_ahead_mask", 0, 2));
     assert_true(isinf(json_at(json_at(json_get(mask, "values"), 0), 1)->number));

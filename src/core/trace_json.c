@@ -1,29 +1,126 @@
 // The trace as JSON (schema in docs/TRACE.md).
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "json.h"
 #include "kvcache.h"
 #include "trace_private.h"
 
-// A step's values, formatted into a buffer written in large pieces: the
-// numbers are most of a trace's JSON.
-static void write_values(FILE *fp, const Step *s) {
+// The text of rows already written, by the address of their first value: in
+// greedy decoding a step's earlier rows are the step before's own storage, so
+// their numbers are copied as text instead of formatted again, two thirds of
+// a toy trace's numbers. A row that has gained a column since (the new key's)
+// keeps the text of the columns it had.
+typedef struct {
+    const float *row;  // NULL: an empty slot
+    int cols;
+    size_t at, len;    // its text in the arena: "v,v,…,v", no brackets
+} RowText;
+
+typedef struct {
+    RowText *slots;
+    size_t cap, used;  // cap a power of two
+    char *text;
+    size_t len, text_cap;
+    bool off;          // memory ran out: every row is formatted as it comes
+} RowCache;
+
+static void cache_deinit(RowCache *c) {
+    free(c->slots);
+    free(c->text);
+}
+
+static RowText *cache_slot(RowText *slots, size_t cap, const float *row) {
+    size_t h = (size_t)(((uintptr_t)row >> 2) * 0x9E3779B97F4A7C15ull) & (cap - 1);
+    while (slots[h].row && slots[h].row != row) h = (h + 1) & (cap - 1);
+    return &slots[h];
+}
+
+static bool cache_room(RowCache *c, size_t need) {
+    if (2 * (c->used + 1) > c->cap) {  // at most half full
+        size_t cap = c->cap ? 2 * c->cap : 1024;
+        RowText *slots = calloc(cap, sizeof *slots);
+        if (!slots) return false;
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->slots[i].row) *cache_slot(slots, cap, c->slots[i].row) = c->slots[i];
+        free(c->slots);
+        c->slots = slots;
+        c->cap = cap;
+    }
+    if (c->len + need > c->text_cap) {
+        size_t cap = 2 * c->text_cap > c->len + need ? 2 * c->text_cap : c->len + need + (1u << 16);
+        char *text = realloc(c->text, cap);
+        if (!text) return false;
+        c->text = text;
+        c->text_cap = cap;
+    }
+    return true;
+}
+
+// Row `row` of `cols` values as text (valid until the next call), or NULL when memory ran out.
+static const char *row_text(RowCache *c, const float *row, int cols, size_t *len) {
+    if (c->off || !cache_room(c, (size_t)cols * (JSON_FLOAT_MAX + 1) + 1)) {
+        c->off = true;
+        return NULL;
+    }
+    RowText *e = cache_slot(c->slots, c->cap, row);
+    if (e->row && e->cols == cols) {
+        *len = e->len;
+        return c->text + e->at;
+    }
+    size_t at = c->len, n = 0;
+    int k = 0;
+    if (e->row && e->cols < cols) {  // the columns it had, then the new ones
+        memcpy(c->text + at, c->text + e->at, e->len);
+        n = e->len;
+        k = e->cols;
+    }
+    for (; k < cols; k++) {
+        if (k) c->text[at + n++] = ',';
+        n += (size_t)json_format_float(c->text + at + n, row[k]);
+    }
+    if (!e->row || e->cols < cols) {  // kept: a later step may show it again (a narrower view of a longer row is not)
+        c->used += !e->row;
+        *e = (RowText){row, cols, at, n};
+        c->len += n;
+    }
+    *len = n;
+    return c->text + at;
+}
+
+// A step's values, written in large pieces: the numbers are most of a trace's JSON.
+static void write_values(FILE *fp, const Step *s, RowCache *cache) {
     char buf[16384];
     size_t len = 0;
     buf[len++] = '[';
     for (int r = 0; r < s->rows; r++) {
         const float *row = trace_row(s, r);
+        size_t n;
+        const char *text = row_text(cache, row, s->cols, &n);
         if (r) buf[len++] = ',';
         buf[len++] = '[';
-        for (int k = 0; k < s->cols; k++) {
-            if (len > sizeof buf - JSON_FLOAT_MAX - 8) {  // room for a number and the brackets after it
-                fwrite(buf, 1, len, fp);
-                len = 0;
+        if (text && len + n + 4 <= sizeof buf) {
+            memcpy(buf + len, text, n);
+            len += n;
+        } else if (text) {  // longer than the buffer: out as it is
+            fwrite(buf, 1, len, fp);
+            fwrite(text, 1, n, fp);
+            len = 0;
+        } else
+            for (int k = 0; k < s->cols; k++) {
+                if (len > sizeof buf - JSON_FLOAT_MAX - 8) {  // room for a number and the brackets after it
+                    fwrite(buf, 1, len, fp);
+                    len = 0;
+                }
+                if (k) buf[len++] = ',';
+                len += (size_t)json_format_float(buf + len, row[k]);
             }
-            if (k) buf[len++] = ',';
-            len += (size_t)json_format_float(buf + len, row[k]);
-        }
         buf[len++] = ']';
+        if (len > sizeof buf - 8) {
+            fwrite(buf, 1, len, fp);
+            len = 0;
+        }
     }
     buf[len++] = ']';
     fwrite(buf, 1, len, fp);
@@ -147,6 +244,7 @@ static int write_json(const Trace *t, FILE *fp, const char *src_text, const int 
         more->write(fp, more->ctx);
     }
     fputs(",\"steps\":[\n", fp);
+    RowCache cache = {0};
     for (int i = 0; i < t->n_steps; i++) {
         const Step *s = &t->steps[i];
         fprintf(fp, "%s{\"index\":%d,", i ? ",\n" : "", i);
@@ -156,9 +254,10 @@ static int write_json(const Trace *t, FILE *fp, const char *src_text, const int 
             continue;
         }
         fputs(",\"values\":", fp);
-        write_values(fp, s);
+        write_values(fp, s, &cache);
         fputc('}', fp);
     }
+    cache_deinit(&cache);
     fputs("\n]}\n", fp);
     return ferror(fp) ? -1 : 0;
 }
