@@ -620,6 +620,33 @@ void json_write_string(FILE *fp, const char *s) {
     fputc('"', fp);
 }
 
+size_t json_quote(char *out, const char *s) {
+    static const char hex[] = "0123456789abcdef";
+    char *o = out;
+    *o++ = '"';
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        switch (*c) {
+        case '"': *o++ = '\\', *o++ = '"'; break;
+        case '\\': *o++ = '\\', *o++ = '\\'; break;
+        case '\n': *o++ = '\\', *o++ = 'n'; break;
+        case '\t': *o++ = '\\', *o++ = 't'; break;
+        case '\r': *o++ = '\\', *o++ = 'r'; break;
+        case '\b': *o++ = '\\', *o++ = 'b'; break;
+        case '\f': *o++ = '\\', *o++ = 'f'; break;
+        default:
+            if (*c < 0x20) {
+                memcpy(o, "\\u00", 4);
+                o[4] = hex[*c >> 4];
+                o[5] = hex[*c & 15];
+                o += 6;
+            } else
+                *o++ = (char)*c;
+        }
+    }
+    *o++ = '"';
+    return (size_t)(o - out);
+}
+
 // json_format_float: the value is m * 2^e exactly (m < 2^24). Its nine
 // significant digits are N = m * 2^e * 10^p rounded half to even, with p
 // chosen so that 10^8 <= N < 10^9, worked out in 128-bit integers; a value

@@ -40,6 +40,8 @@ long json_duplicate_key(const Json *j);
 // Writes s as a JSON string literal (with quotes and escapes) to fp.
 #include <stdio.h>
 void json_write_string(FILE *fp, const char *s);
+// The same into out, which has room for 6 × strlen(s) + 3 bytes; returns the length.
+size_t json_quote(char *out, const char *s);
 
 // Writes v into buf (at least JSON_FLOAT_MAX bytes) as printf's "%.9g" of
 // (double)v writes it, byte for byte (9 significant digits: every float

@@ -7,43 +7,44 @@
 #include "kvcache.h"
 #include "trace_private.h"
 
-// The text of rows already written, by the address of their first value: in
-// greedy decoding a step's earlier rows are the step before's own storage, so
-// their numbers are copied as text instead of formatted again, two thirds of
-// a toy trace's numbers. A row that has gained a column since (the new key's)
-// keeps the text of the columns it had.
+// The text of rows and label lists already written, by their address: in
+// greedy decoding a step's earlier rows are the step before's own storage and
+// its labels the same list, so their text is copied instead of formatted
+// again (two thirds of a toy trace's numbers, most of its labels). One that
+// has grown since (a row by the new key's column, a list by the new token)
+// keeps the text of what it had.
 typedef struct {
-    const float *row;  // NULL: an empty slot
-    int cols;
-    size_t at, len;    // its text in the arena: "v,v,…,v", no brackets
-} RowText;
+    const void *key;   // NULL: an empty slot
+    int n;             // values or labels
+    size_t at, len;    // its text in the arena: "v,v,…,v" or "\"a\",\"b\"", no brackets
+} CachedText;
 
 typedef struct {
-    RowText *slots;
+    CachedText *slots;
     size_t cap, used;  // cap a power of two
     char *text;
     size_t len, text_cap;
-    bool off;          // memory ran out: every row is formatted as it comes
-} RowCache;
+    bool off;          // memory ran out: everything is formatted as it comes
+} TextCache;
 
-static void cache_deinit(RowCache *c) {
+static void cache_deinit(TextCache *c) {
     free(c->slots);
     free(c->text);
 }
 
-static RowText *cache_slot(RowText *slots, size_t cap, const float *row) {
-    size_t h = (size_t)(((uintptr_t)row >> 2) * 0x9E3779B97F4A7C15ull) & (cap - 1);
-    while (slots[h].row && slots[h].row != row) h = (h + 1) & (cap - 1);
+static CachedText *cache_slot(CachedText *slots, size_t cap, const void *key) {
+    size_t h = (size_t)(((uintptr_t)key >> 3) * 0x9E3779B97F4A7C15ull) & (cap - 1);
+    while (slots[h].key && slots[h].key != key) h = (h + 1) & (cap - 1);
     return &slots[h];
 }
 
-static bool cache_room(RowCache *c, size_t need) {
+static bool cache_room(TextCache *c, size_t need) {
     if (2 * (c->used + 1) > c->cap) {  // at most half full
         size_t cap = c->cap ? 2 * c->cap : 1024;
-        RowText *slots = calloc(cap, sizeof *slots);
+        CachedText *slots = calloc(cap, sizeof *slots);
         if (!slots) return false;
         for (size_t i = 0; i < c->cap; i++)
-            if (c->slots[i].row) *cache_slot(slots, cap, c->slots[i].row) = c->slots[i];
+            if (c->slots[i].key) *cache_slot(slots, cap, c->slots[i].key) = c->slots[i];
         free(c->slots);
         c->slots = slots;
         c->cap = cap;
@@ -58,46 +59,55 @@ static bool cache_room(RowCache *c, size_t need) {
     return true;
 }
 
-// Row `row` of `cols` values as text (valid until the next call), or NULL when memory ran out.
-static const char *row_text(RowCache *c, const float *row, int cols, size_t *len) {
-    if (c->off || !cache_room(c, (size_t)cols * (JSON_FLOAT_MAX + 1) + 1)) {
+// The text of n values (floats) or n labels (strings) at key, valid until the
+// next call; NULL when memory ran out. need: the most bytes the text can take.
+static const char *cached_text(TextCache *c, const void *key, int n, bool labels, size_t need, size_t *len) {
+    if (c->off || !cache_room(c, need)) {
         c->off = true;
         return NULL;
     }
-    RowText *e = cache_slot(c->slots, c->cap, row);
-    if (e->row && e->cols == cols) {
+    CachedText *e = cache_slot(c->slots, c->cap, key);
+    if (e->key && e->n == n) {
         *len = e->len;
         return c->text + e->at;
     }
-    size_t at = c->len, n = 0;
+    size_t at = c->len, used = 0;
     int k = 0;
-    if (e->row && e->cols < cols) {  // the columns it had, then the new ones
+    if (e->key && e->n < n) {  // what it had, then the rest
         memcpy(c->text + at, c->text + e->at, e->len);
-        n = e->len;
-        k = e->cols;
+        used = e->len;
+        k = e->n;
     }
-    for (; k < cols; k++) {
-        if (k) c->text[at + n++] = ',';
-        n += (size_t)json_format_float(c->text + at + n, row[k]);
+    for (; k < n; k++) {
+        if (k) c->text[at + used++] = ',';
+        used += labels ? json_quote(c->text + at + used, ((const char *const *)key)[k])
+                       : (size_t)json_format_float(c->text + at + used, ((const float *)key)[k]);
     }
-    if (!e->row || e->cols < cols) {  // kept: a later step may show it again (a narrower view of a longer row is not)
-        c->used += !e->row;
-        *e = (RowText){row, cols, at, n};
-        c->len += n;
+    if (!e->key || e->n < n) {  // kept: a later step may show it again (a shorter view of a longer one is not)
+        c->used += !e->key;
+        *e = (CachedText){key, n, at, used};
+        c->len += used;
     }
-    *len = n;
+    *len = used;
     return c->text + at;
 }
 
+// The most bytes n labels take as JSON strings with commas.
+static size_t labels_bytes(const char *const *labels, int n) {
+    size_t bytes = 1;
+    for (int i = 0; i < n; i++) bytes += 6 * strlen(labels[i]) + 3;
+    return bytes;
+}
+
 // A step's values, written in large pieces: the numbers are most of a trace's JSON.
-static void write_values(FILE *fp, const Step *s, RowCache *cache) {
+static void write_values(FILE *fp, const Step *s, TextCache *cache) {
     char buf[16384];
     size_t len = 0;
     buf[len++] = '[';
     for (int r = 0; r < s->rows; r++) {
         const float *row = trace_row(s, r);
         size_t n;
-        const char *text = row_text(cache, row, s->cols, &n);
+        const char *text = cached_text(cache, row, s->cols, false, (size_t)s->cols * (JSON_FLOAT_MAX + 1) + 1, &n);
         if (r) buf[len++] = ',';
         buf[len++] = '[';
         if (text && len + n + 4 <= sizeof buf) {
@@ -126,9 +136,17 @@ static void write_values(FILE *fp, const Step *s, RowCache *cache) {
     fwrite(buf, 1, len, fp);
 }
 
-static void write_labels(FILE *fp, const char *const *labels, int n) {
+static void write_labels(FILE *fp, const char *const *labels, int n, TextCache *cache) {
     if (!labels) {
         fputs("null", fp);
+        return;
+    }
+    size_t len;
+    const char *text = cache ? cached_text(cache, labels, n, true, labels_bytes(labels, n), &len) : NULL;
+    if (text) {
+        fputc('[', fp);
+        fwrite(text, 1, len, fp);
+        fputc(']', fp);
         return;
     }
     fputc('[', fp);
@@ -214,7 +232,7 @@ void trace_json_about(const Trace *t, FILE *fp, const char *src_text) {
     fputc('}', fp);
 }
 
-void trace_json_step_about(FILE *fp, const Step *s) {
+void trace_json_step_about(FILE *fp, const Step *s, void *cache) {
     char id[128];
     fputs("\"stage\":", fp);
     json_write_string(fp, trace_stage_id(s, id, sizeof id));
@@ -228,9 +246,9 @@ void trace_json_step_about(FILE *fp, const Step *s) {
     fputs("],\"formula\":", fp);
     json_write_string(fp, s->formula);
     fputs(",\"row_labels\":", fp);
-    write_labels(fp, s->row_labels, s->rows);
+    write_labels(fp, s->row_labels, s->rows, cache);
     fputs(",\"col_labels\":", fp);
-    write_labels(fp, s->col_labels, s->cols);
+    write_labels(fp, s->col_labels, s->cols, cache);
 }
 
 // in_last: per step, the last step of the steps sharing its rows (itself when
@@ -244,11 +262,11 @@ static int write_json(const Trace *t, FILE *fp, const char *src_text, const int 
         more->write(fp, more->ctx);
     }
     fputs(",\"steps\":[\n", fp);
-    RowCache cache = {0};
+    TextCache cache = {0};
     for (int i = 0; i < t->n_steps; i++) {
         const Step *s = &t->steps[i];
         fprintf(fp, "%s{\"index\":%d,", i ? ",\n" : "", i);
-        trace_json_step_about(fp, s);
+        trace_json_step_about(fp, s, &cache);
         if (in_last && in_last[i] != i) {
             fprintf(fp, ",\"values\":null,\"values_in\":%d}", in_last[i]);
             continue;
