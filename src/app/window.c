@@ -13,6 +13,7 @@
 #include "sentences.h"
 #include "stage.h"
 #include "window_script.h"
+#include "xerror.h"
 #ifdef __EMSCRIPTEN__
 #include <emscripten.h>
 #include <emscripten/eventloop.h>
@@ -230,6 +231,7 @@ static int window_open(Window *w, const AppOptions *o) {
         script_free(w->sc);
         return 1;
     }
+    xerr_install();  // before SDL_Init: SDL keeps it as the handler it falls back on
     if (SDL_Init(SDL_INIT_VIDEO) < 0) {
         fprintf(stderr, "transformer-tracer: cannot open a window: %s (is there a display?)\n", SDL_GetError());
         script_free(w->sc);
