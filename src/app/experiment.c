@@ -35,16 +35,6 @@ void xp_update(XpData *x, const Model *m, const char *model_path, const Trace *t
     x->ready = true;
 }
 
-// Tokens as one line, into buf.
-static const char *sentence(const Model *m, const Trace *t, char *buf, size_t size) {
-    int n;
-    const int *ids = trace_output(t, &n);
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < n && len + 1 < size; i++) len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "", voc_token(m->tgt, ids[i]));
-    return buf;
-}
-
 static void format_aer(char *buf, size_t size, double aer) {
     if (aer < 0) snprintf(buf, size, "\xE2\x80\x94");  // —
     else snprintf(buf, size, "%.3f", aer);
@@ -75,7 +65,7 @@ void xp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const XpData *x) {
         cy += lh;
         char out[512], aer[32];
         gfx_text_fit(g, cx, cy, label_w, i18n(lang, S_XP_OUTPUT), px, th->text_dim, GFX_LEFT);
-        gfx_text_fit(g, cx + label_w, cy, col_w - label_w, sentence(m, x->cmp.free[i], out, sizeof out), px, th->text, GFX_LEFT);
+        gfx_text_fit(g, cx + label_w, cy, col_w - label_w, view_output_text(m, x->cmp.free[i], out, sizeof out), px, th->text, GFX_LEFT);
         cy += lh;
         format_aer(aer, sizeof aer, x->cmp.aer[i]);
         snprintf(line, sizeof line, i18n(lang, S_XP_LOSS_AER), (double)trace_mean_loss(x->cmp.forced[i]), aer);

@@ -117,16 +117,6 @@ int hist_next_tick(const HistData *h, Uint32 now) {
     return due > now ? (int)(due - now) : 0;
 }
 
-// Tokens as one line, into buf.
-static const char *sentence(const Model *m, const Trace *t, char *buf, size_t size) {
-    int n;
-    const int *ids = trace_output(t, &n);
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < n && len + 1 < size; i++) len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "", voc_token(m->tgt, ids[i]));
-    return buf;
-}
-
 // The training loss over the steps, each snapshot a dot, the one shown marked.
 static void draw_curve(Gfx *g, SDL_Rect r, const ViewState *vs, HistData *h) {
     const Theme *th = vs->theme;
@@ -172,11 +162,11 @@ void hist_draw(Gfx *g, SDL_Rect area, const ViewState *vs, HistData *h) {
     snprintf(line, sizeof line, i18n(lang, S_HIST_TITLE), vs->model->name, step, last, k + 1, h->n);
     gfx_text_fit(g, area.x, y, area.w, line, big, th->text, GFX_LEFT);
     y += gfx_line_height(g, big) + pad / 2;
-    sentence(m, h->own[k], out, sizeof out);
+    view_output_text(m, h->own[k], out, sizeof out);
     snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), out[0] ? out : i18n(lang, S_HIST_NOTHING));
     gfx_text_fit(g, area.x, y, area.w, line, px, th->text, GFX_LEFT);
     y += lh;
-    snprintf(line, sizeof line, i18n(lang, S_HIST_LOSS), sentence(m, h->forced[k], out, sizeof out), (double)trace_mean_loss(h->forced[k]));
+    snprintf(line, sizeof line, i18n(lang, S_HIST_LOSS), view_output_text(m, h->forced[k], out, sizeof out), (double)trace_mean_loss(h->forced[k]));
     gfx_text_fit(g, area.x, y, area.w, line, px, th->text, GFX_LEFT);
     y += lh + pad;
     // the bottom: the snapshots as buttons, the loss curve above them
@@ -194,23 +184,5 @@ void hist_draw(Gfx *g, SDL_Rect area, const ViewState *vs, HistData *h) {
     gfx_text_fit(g, area.x, area.y + area.h - hint_h, area.w, i18n(lang, S_HIST_HINT), view_small_px(vs), th->text_dim, GFX_LEFT);
     draw_curve(g, curve, vs, h);
     // the stage shown, from this snapshot
-    bool instead;
-    const Step *s = trace_step(vs->trace, vs->step);
-    int at = view_forced_step(h->forced[k], s, m->cfg.n_dec, &instead);
-    SDL_Rect view = {area.x, y, area.w, curve.y - pad - y};
-    if (at < 0 || view.h < lh) return;
-    ViewState v = *vs;
-    v.model = m;
-    v.trace = h->forced[k];
-    v.data = h->data[k];
-    v.step = at;
-    v.hover_row = v.hover_col = -1;
-    v.opt.kv_cache = false;  // one teacher-forced pass: no step before
-    char name[256];
-    view_step_name(v.trace, trace_step(v.trace, at), lang, name, sizeof name);
-    if (instead) snprintf(name + strlen(name), sizeof name - strlen(name), "  (%s)", i18n(lang, S_HIST_INSTEAD));
-    gfx_text_fit(g, area.x, view.y, area.w, name, px, th->text_dim, GFX_LEFT);
-    view.y += lh;
-    view.h -= lh;
-    view_draw(g, view, &v);
+    view_draw_forced(g, (SDL_Rect){area.x, y, area.w, curve.y - pad - y}, vs, m, h->forced[k], h->data[k]);
 }

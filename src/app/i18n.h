@@ -74,6 +74,8 @@ typedef enum {
     S_V_BEAM_MORE,      // the table's rows that do not fit: "… %d more (%d kept)"
     S_V_BEAM_TREE,      // the tree's heading: "beam tree: steps 1 to %d, width %d"
     S_V_BEAM_PATH,      // the legend: the output's path, kept and pruned branches
+    S_V_NO_SUCH_STEP,   // a page of another model: it has no such step
+    S_V_FORCED_INSTEAD, // a decoding step's choice is not in a teacher-forced pass
     S_V_NO_MEMORY,      // a view (or its gold alignment) whose data could not be made
     // the text box's suggestions, the sentence list, the settings panel (app.c)
     S_UNKNOWN_TYPING,   // "Not in the model's vocabulary:%s" while typing
@@ -117,15 +119,12 @@ typedef enum {
     S_TW_NO_OTHER,
     S_TW_OUTPUT,        // "its own output: %s"
     S_TW_LOSS,          // "mean loss on that target: %.3f"
-    S_TW_NO_STAGE,
-    S_TW_INSTEAD,
     S_HIST_TITLE,       // the training history page (history.c): "Training history of %s: step %d of %d (snapshot %d of %d)"
     S_HIST_TITLE_NONE,
     S_HIST_NOTHING,     // an empty output
     S_HIST_LOSS,        // "mean loss on the target, %s: %.3f"
     S_HIST_CURVE,
     S_HIST_HINT,
-    S_HIST_INSTEAD,
     S_XP_TITLE,         // the experiment page (experiment.c): "Silenced: %s"
     S_XP_NONE,
     S_XP_BEFORE,

@@ -53,16 +53,6 @@ void twp_update(TwpData *x, const Trace *t, const char *other_path) {
     x->ready = true;
 }
 
-// Tokens as one line, into buf.
-static const char *sentence(const Model *m, const Trace *t, char *buf, size_t size) {
-    int n;
-    const int *ids = trace_output(t, &n);
-    size_t len = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < n && len + 1 < size; i++) len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "", voc_token(m->tgt, ids[i]));
-    return buf;
-}
-
 void twp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const TwpData *x) {
     const Theme *th = vs->theme;
     Lang lang = vs->lang;
@@ -78,42 +68,22 @@ void twp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const TwpData *x) {
     const Twin *tw = &x->tw;
     const Model *models[2] = {vs->model, tw->other};
     const Trace *own[2] = {vs->trace, tw->own};
-    snprintf(line, sizeof line, i18n(lang, tw->same_target ? S_TW_TITLE : S_TW_TITLE_OWN), sentence(vs->model, tw->forced[0], out, sizeof out));
+    snprintf(line, sizeof line, i18n(lang, tw->same_target ? S_TW_TITLE : S_TW_TITLE_OWN), view_output_text(vs->model, tw->forced[0], out, sizeof out));
     gfx_text_fit(g, area.x, y, area.w, line, big, th->text, GFX_LEFT);
     y += gfx_line_height(g, big) + pad;
-    const Step *s = trace_step(vs->trace, vs->step);
     int col_w = (area.w - 2 * pad) / 2, top = y;
     for (int i = 0; i < 2; i++) {
         int cx = area.x + i * (col_w + 2 * pad), cy = top;
         const Model *m = models[i];
         gfx_text_fit(g, cx, cy, col_w, m->name && *m->name ? m->name : "?", px, th->accent, GFX_LEFT);
         cy += lh;
-        sentence(m, own[i], out, sizeof out);
+        view_output_text(m, own[i], out, sizeof out);
         snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), out[0] ? out : i18n(lang, S_HIST_NOTHING));
         gfx_text_fit(g, cx, cy, col_w, line, px, th->text, GFX_LEFT);
         cy += lh;
         snprintf(line, sizeof line, i18n(lang, S_TW_LOSS), (double)trace_mean_loss(tw->forced[i]));
         gfx_text_fit(g, cx, cy, col_w, line, px, th->text, GFX_LEFT);
         cy += lh + pad;
-        bool instead;
-        int at = view_forced_step(tw->forced[i], s, m->cfg.n_dec, &instead);
-        SDL_Rect view = {cx, cy, col_w, area.y + area.h - cy - (instead ? lh + pad : 0)};
-        if (at < 0) {
-            gfx_text_wrap(g, cx, cy, col_w, i18n(lang, S_TW_NO_STAGE), px, th->text_dim, true);
-            continue;
-        }
-        ViewState v = *vs;
-        v.model = m;
-        v.trace = tw->forced[i];
-        v.data = x->data[i];
-        v.step = at;
-        v.hover_row = v.hover_col = -1;
-        v.opt.kv_cache = false;  // one teacher-forced pass: no step before
-        char name[256];
-        gfx_text_fit(g, cx, cy, col_w, view_step_name(v.trace, trace_step(v.trace, at), lang, name, sizeof name), px, th->text_dim, GFX_LEFT);
-        view.y += lh;
-        view.h -= lh;
-        view_draw(g, view, &v);
-        if (instead) gfx_text_fit(g, cx, area.y + area.h - lh, col_w, i18n(lang, S_TW_INSTEAD), px, th->text_dim, GFX_LEFT);
+        view_draw_forced(g, (SDL_Rect){cx, cy, col_w, area.y + area.h - cy}, vs, m, tw->forced[i], x->data[i]);
     }
 }

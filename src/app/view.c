@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "vocab.h"
+
 typedef struct {
     StageKind kind;
     bool one_row;   // only a step of one row (the next token's P: bars; the P of every position: a heatmap)
@@ -139,6 +141,37 @@ int view_forced_step(const Trace *t, const Step *s, int layers, bool *instead) {
             return i;
     }
     return -1;
+}
+
+const char *view_output_text(const Model *m, const Trace *t, char *buf, size_t size) {
+    int n;
+    const int *ids = trace_output(t, &n);
+    size_t len = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && len + 1 < size; i++) len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "", voc_token(m->tgt, ids[i]));
+    return buf;
+}
+
+void view_draw_forced(Gfx *g, SDL_Rect area, const ViewState *vs, const Model *m, const Trace *t, const ViewData *data) {
+    bool instead;
+    int at = view_forced_step(t, trace_step(vs->trace, vs->step), m->cfg.n_dec, &instead), lh = gfx_line_height(g, vs->font_px);
+    if (at < 0) {
+        gfx_text_wrap(g, area.x, area.y, area.w, i18n(vs->lang, S_V_NO_SUCH_STEP), vs->font_px, vs->theme->text_dim, true);
+        return;
+    }
+    if (area.h < 2 * lh) return;
+    ViewState v = *vs;
+    v.model = m;
+    v.trace = t;
+    v.data = data;
+    v.step = at;
+    v.hover_row = v.hover_col = -1;
+    v.opt.kv_cache = false;  // one teacher-forced pass: no step before
+    char name[512];
+    view_step_name(t, trace_step(t, at), vs->lang, name, sizeof name);
+    if (instead) snprintf(name + strlen(name), sizeof name - strlen(name), "  (%s)", i18n(vs->lang, S_V_FORCED_INSTEAD));
+    gfx_text_fit(g, area.x, area.y, area.w, name, vs->font_px, vs->theme->text_dim, GFX_LEFT);
+    view_draw(g, (SDL_Rect){area.x, area.y + lh, area.w, area.h - lh}, &v);
 }
 
 // ---- shared by the view files ----

@@ -95,6 +95,14 @@ int view_small_px(const ViewState *vs);
 // to the last layer's cross-attention (*instead true). -1: none.
 int view_forced_step(const Trace *t, const Step *s, int layers, bool *instead);
 
+// The output of trace t as one line of model m's tokens, into buf.
+const char *view_output_text(const Model *m, const Trace *t, char *buf, size_t size);
+// On a page of other models (two side by side, the training history): the
+// step of teacher-forced trace t, of model m with its data, that shows what
+// step vs->step shows (view_forced_step), its name on a line, the view below
+// it in area; a model with no such step says so.
+void view_draw_forced(Gfx *g, SDL_Rect area, const ViewState *vs, const Model *m, const Trace *t, const ViewData *data);
+
 // Draws the step vs->step into area: as one view, or with the options as
 // several panels side by side or in a grid.
 void view_draw(Gfx *g, SDL_Rect area, const ViewState *vs);

@@ -299,6 +299,7 @@ void panels_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
         if (i == p.current) gfx_frame(g, p.cells[i], gfx_px(g, 2), t->accent);
         if (p.ops[i] && i + 1 < p.n) {  // the sign between two panels, level with the cells
             bool wraps = (i + 1) % p.cols == 0;  // the next panel starts a row: the sign ends this one
+            if (wraps && p.kv) continue;          // step t under step t − 1 needs no arrow
             int k = wraps ? i : i + 1;
             HeatLayout L = heat_layout(g, p.inner[k], vs, p.steps[k], true, shows_row_labels(&p, k), shows_bar(&p, k));
             int px = vs->font_px * 3 / 2, right = p.cells[i].x + p.cells[i].w;

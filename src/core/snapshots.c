@@ -81,20 +81,24 @@ int snap_writer_loss(SnapWriter *w, int step, float loss) {
     return 0;
 }
 
-// The model's configuration as metadata (the same keys as its own file).
+// The configuration's whole numbers, under their metadata keys (as in the model's own file).
+enum { CONFIG_INTS = 6 };
+static void config_ints(const Config *c, const char *keys[CONFIG_INTS], int values[CONFIG_INTS]) {
+    static const char *const names[CONFIG_INTS] = {"d_model", "nhead", "num_encoder_layers", "num_decoder_layers", "dim_feedforward", "max_len"};
+    const int v[CONFIG_INTS] = {c->d_model, c->nhead, c->n_enc, c->n_dec, c->d_ff, c->max_len};
+    for (int i = 0; i < CONFIG_INTS; i++) keys[i] = names[i], values[i] = v[i];
+}
+
 static void config_meta(StWriter *st, const Model *m) {
-    const Config *c = &m->cfg;
-    const struct {
-        const char *key;
-        int value;
-    } ints[] = {{"d_model", c->d_model}, {"nhead", c->nhead}, {"num_encoder_layers", c->n_enc}, {"num_decoder_layers", c->n_dec},
-                {"dim_feedforward", c->d_ff}, {"max_len", c->max_len}};
+    const char *keys[CONFIG_INTS];
+    int values[CONFIG_INTS];
     char buf[32];
-    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
-        snprintf(buf, sizeof buf, "%d", ints[i].value);
-        st_writer_meta(st, ints[i].key, buf);
+    config_ints(&m->cfg, keys, values);
+    for (int i = 0; i < CONFIG_INTS; i++) {
+        snprintf(buf, sizeof buf, "%d", values[i]);
+        st_writer_meta(st, keys[i], buf);
     }
-    st_writer_meta(st, "tied_generator", c->tied ? "true" : "false");
+    st_writer_meta(st, "tied_generator", m->cfg.tied ? "true" : "false");
 }
 
 // A list of numbers as text: "0,25,99" or "1:4.3;10:4.1".
@@ -171,16 +175,13 @@ void snap_free(Snapshots *s) {
 
 // Whether the file's metadata describe model m: the same configuration and vocabularies.
 static bool same_model(const StFile *f, const Model *m, char *why, size_t size) {
-    const Config *c = &m->cfg;
-    const struct {
-        const char *key;
-        int value;
-    } ints[] = {{"d_model", c->d_model}, {"nhead", c->nhead}, {"num_encoder_layers", c->n_enc}, {"num_decoder_layers", c->n_dec},
-                {"dim_feedforward", c->d_ff}, {"max_len", c->max_len}};
-    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
-        const char *v = st_meta(f, ints[i].key);
-        if (!v || atoi(v) != ints[i].value) {
-            snprintf(why, size, "%s %s, the model %d", ints[i].key, v ? v : "missing", ints[i].value);
+    const char *keys[CONFIG_INTS];
+    int values[CONFIG_INTS];
+    config_ints(&m->cfg, keys, values);
+    for (int i = 0; i < CONFIG_INTS; i++) {
+        const char *v = st_meta(f, keys[i]);
+        if (!v || atoi(v) != values[i]) {
+            snprintf(why, size, "%s %s, the model %d", keys[i], v ? v : "missing", values[i]);
             return false;
         }
     }
