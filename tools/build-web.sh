@@ -155,8 +155,14 @@ say "compiling"
 compile -O3 "$root"/src/core/*.c
 compile -O2 "$root"/src/lesson/*.c "$root"/src/app/*.c "$root"/src/main.c "$root"/src/cli.c "$root"/src/cmd_*.c
 
-# the data: models, vocabularies, corpora (the gold alignments), lessons, and the font
-cp -r "$root/assets/models" "$root/assets/vocab" "$root/assets/corpus" "$obj/data/assets/"
+# the data: models, vocabularies, corpora (the gold alignments), lessons, and the font;
+# not the models' training histories (10 MB: the page would pass its 6 MB)
+rm -rf "$obj/data/assets/models"
+mkdir -p "$obj/data/assets/models"
+for f in "$root"/assets/models/*.safetensors; do
+    case $f in *.snapshots.safetensors) ;; *) cp "$f" "$obj/data/assets/models/" ;; esac
+done
+cp -r "$root/assets/vocab" "$root/assets/corpus" "$obj/data/assets/"
 cp -r "$root/lessons" "$obj/data/"
 # the font cut down to what the program can show: its strings, the lessons,
 # the vocabularies (also those inside the models), Latin, punctuation, arrows
@@ -201,3 +207,11 @@ sed -i "s/@BUILD@/$build/" "$out/sw.js"
 # what a visitor downloads (the benchmark page apart)
 app=("$out"/index.html "$out"/transformer-tracer.* "$out"/sw.js "$out"/manifest.webmanifest "$out"/icon.svg)
 say "wrote $out: the page is $(cat "${app[@]}" | wc -c) bytes, $(for f in "${app[@]}"; do gzip -9c "$f"; done | wc -c) compressed (gzip -9)"
+# what tests/test_web.mjs drives the page with: Debian's chromium, and puppeteer-core from npm into the cache
+need_debs chromium
+if [ ! -d "$cache/npm/node_modules/puppeteer-core" ]; then
+    say "installing puppeteer-core into $cache/npm"
+    mkdir -p "$cache/npm"
+    [ -f "$cache/npm/package.json" ] || echo '{"name": "transformer-tracer-web-test", "private": true}' >"$cache/npm/package.json"
+    (cd "$cache/npm" && npm install --no-audit --no-fund puppeteer-core >&2)
+fi
