@@ -415,6 +415,21 @@ static void test_lesson_experiments(void **state) {
         }
     assert_true(seen);
     teardown((void **)&f);
+    // lesson 11: the two models (compare:), then the history (history:), and back
+    f = open_app(LESSONS_DIR "/11-how-attention-learns.lesson", false);
+    assert_true(app_twin_page(f->a));
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    assert_true(app_history_page(f->a));
+    assert_int_equal(app_history_snapshot(f->a), 0);
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    assert_int_equal(app_history_snapshot(f->a), 1);
+    key(f->a, SDLK_HOME, KMOD_NONE);  // back to the step with compare: its page, not none
+    assert_true(app_twin_page(f->a));
+    assert_false(app_history_page(f->a));
+    key(f->a, SDLK_END, KMOD_NONE);  // the last step has neither
+    assert_false(app_twin_page(f->a));
+    assert_false(app_history_page(f->a));
+    teardown((void **)&f);
     // lesson 05 shows the training history at step 25 (history:), then closes it
     f = open_app(LESSONS_DIR "/05-training.lesson", false);
     key(f->a, SDLK_END, KMOD_NONE);

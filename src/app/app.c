@@ -89,9 +89,9 @@ static void lesson_history(App *a, int training_step) {
         a->lesson_history = true;
         int k = a->hist.ready ? snap_find(a->hist.snaps, training_step) : -1;
         if (k >= 0) a->hist.at = k, a->hist.playing = false;
-    } else if (a->lesson_history) {
+    } else if (a->lesson_history) {  // only its own page: another step's may be open
         a->lesson_history = false;
-        app_set_history_page(a, false);
+        if (a->history_page) app_set_history_page(a, false);
     }
 }
 
@@ -102,7 +102,7 @@ static void lesson_compare(App *a, const char *model_path) {
         app_set_twin_page(a, true);
     } else if (a->lesson_compare[0]) {
         a->lesson_compare[0] = '\0';
-        app_set_twin_page(a, false);
+        if (a->twin_page) app_set_twin_page(a, false);
     }
 }
 
