@@ -488,6 +488,8 @@ int cmd_train(const CliArgs *cl) {
     cli_take(cl, "--align-weight", &a.tc.align_weight);
     if (cli_take(cl, "--supervise-head", layer_head)) a.tc.align_layer = layer_head[0], a.tc.align_head = layer_head[1];
     if (!a.train || !a.out) return cli_usage_error("%s needs --train FILE and --out FILE", "train");
+    if (a.resume && a.snapshots)  // its first snapshot would be the checkpoint, not the untrained start
+        return cli_usage_error("%s: --snapshots keeps a whole training's history; it cannot start from --resume", "train");
     if (a.tc.lr <= 0.0f || a.tc.label_smoothing < 0.0f || a.tc.label_smoothing >= 1.0f || a.tc.clip_norm < 0.0f || a.tc.align_weight < 0.0f)
         return cli_usage_error("%s: --lr must be above 0, --label-smoothing in [0, 1), --clip and --align-weight 0 or more", "train");
     return train_run(&a);

@@ -465,6 +465,10 @@ class TestTrace(CliCase):
             shutil.copy(os.path.join(models, "en-zh.snapshots.safetensors"), os.path.join(d, "x.snapshots.safetensors"))
             self.assert_error(run("translate", "--model", os.path.join(d, "x.safetensors"), "--src", SENTENCE, "--snapshot", "0"), 1,
                               names=("the snapshots of another model",))
+            # the same configuration and vocabularies, other weights: en-zh's history beside its untrained twin
+            shutil.copy(os.path.join(models, "en-zh-random.safetensors"), os.path.join(d, "x.safetensors"))
+            self.assert_error(run("translate", "--model", os.path.join(d, "x.safetensors"), "--src", SENTENCE, "--snapshot", "2000"), 1,
+                              names=("the snapshots of another model", "not this model's weights"))
 
     def test_json_shared(self):
         """Each decoder row once: a step a later one extends points at it, and its values are that step's first rows and columns."""

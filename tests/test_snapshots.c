@@ -150,6 +150,15 @@ static double check_history(const Json *r) {
                 if (d > 1e-5) fail_msg("%s step %d: cross-attention [%d][%d]: maxdiff %g", path, snap_step(s, k), i, j, d);
                 worst = fmax(worst, d);
             }
+        // what the class is to see: at the start an even spread, at the end the alignment (the supervised head)
+        float top = 0.0f;
+        for (int i = 0; i < w->rows; i++) {
+            float row_max = 0.0f;
+            for (int j = 0; j < w->cols; j++) row_max = fmaxf(row_max, trace_row(w, i)[j]);
+            top = k == 0 ? fmaxf(top, row_max) : (i == 0 ? row_max : fminf(top, row_max));
+        }
+        if (k == 0 && !(top < 0.5f)) fail_msg("%s step 0: expected: an even spread (no weight over 0.5), got: %g", path, (double)top);
+        if (k == snap_count(s) - 1 && !(top > 0.9f)) fail_msg("%s: the last snapshot: expected: every row over 0.9, got: %g", path, (double)top);
         trace_free(t);
         mdl_free(at);
     }

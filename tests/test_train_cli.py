@@ -180,6 +180,16 @@ class TestTrain(TrainCase):
         with open(out, "rb") as a, open(again, "rb") as b:
             self.assertEqual(a.read(), b.read(), "expected: the same seed gives the same untrained model")
 
+    def test_snapshots_of_a_whole_training_only(self):
+        """--snapshots writes the history beside the model; from --resume it would start at a checkpoint, and is refused."""
+        r, out = self.train("--snapshots", "3")
+        self.assert_ok(r)
+        self.assertTrue(os.path.isfile(out.replace(".safetensors", ".snapshots.safetensors")))
+        self.assertIn("wrote 3 snapshots of the training", text(r.stderr))
+        r2, out2 = self.train("--snapshots", "3", "--resume", out, out=self.path("again.safetensors"))
+        self.assert_error(r2, 2, words=("--resume",))
+        self.assert_no_model(out2)
+
     def test_keeps_checkpoints(self):
         r, out = self.train("--checkpoint-every", "10")
         self.assert_ok(r)

@@ -66,6 +66,7 @@ static const Golden goldens[] = {
     // without the mask, the earlier rows that changed
     {"dec.L1.self_attn.weights.kv", "dec.L1.self_attn.weights", 1, 4, DECODE_GREEDY, "k", 0.0f, 0, false},
     {"dec.L2.self_attn.k.kv.zh-TW", "dec.L2.self_attn.k", 1, 4, DECODE_GREEDY, "kz", 0.0f, 0, false},
+    {"dec.L1.self_attn.weights.kv.zh-TW", "dec.L1.self_attn.weights", 1, 4, DECODE_GREEDY, "kz", 0.0f, 0, false},
     {"dec.L1.self_attn.weights.kv.no_mask", "dec.L1.self_attn.weights", 1, 3, DECODE_GREEDY, "k", 0.0f, 0, true},
     // trained beside untrained: the same sentence through en-zh and its untrained twin, the gold over both
     {"twin.cross_attn", "dec.L2.cross_attn.weights", 1, 4, DECODE_GREEDY, "b", 0.0f, 0, false},

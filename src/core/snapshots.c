@@ -194,6 +194,31 @@ static bool same_model(const StFile *f, const Model *m, char *why, size_t size) 
     return same;
 }
 
+// Whether the last snapshot is m's own weights, as F16 stores them: the
+// snapshots of a model's training end with the model. (Another model of the
+// same configuration and vocabularies, such as its untrained twin, is refused.)
+static bool ends_with(const Snapshots *s, const Model *m) {
+    int n = mdl_params((Model *)m, NULL);
+    Param *ps = malloc((size_t)n * sizeof *ps);
+    float *buf = NULL;
+    bool same = ps != NULL;
+    if (ps) mdl_params((Model *)m, ps);
+    for (int i = 0; same && i < n; i++) {
+        char name[160];
+        snprintf(name, sizeof name, "step%d/%s", s->steps[s->n - 1], ps[i].name);
+        const StTensor *t = st_find(s->f, name);
+        size_t count = (size_t)(ps[i].ndim == 2 ? ps[i].shape[0] * ps[i].shape[1] : ps[i].shape[0]);
+        float *grown = t ? realloc(buf, count * sizeof *buf) : NULL;
+        Error err;
+        if (!grown || (t->end - t->begin) != count * 2 || st_read_f16(s->f, t, grown, &err)) same = false;
+        buf = grown ? grown : buf;
+        for (size_t k = 0; same && k < count; k++) same = buf[k] == st_float_from_half(st_half_from_float(ps[i].data[k]));
+    }
+    free(buf);
+    free(ps);
+    return same;
+}
+
 static int parse_steps(Snapshots *s, const char *text, Error *err, const char *path) {
     for (const char *p = text; p && *p;) {
         char *end;
@@ -251,6 +276,11 @@ Snapshots *snap_load(const char *path, const Model *m, Error *err) {
     }
     if (curve && parse_curve(s, curve)) {
         err_set(err, "%s: the loss curve is not step:loss pairs separated by ';'", path);
+        goto fail;
+    }
+    if (!ends_with(s, m)) {
+        err_set(err, "%s: the snapshots of another model than %s (its last snapshot is not this model's weights)", path,
+                m->path && *m->path ? m->path : m->name);
         goto fail;
     }
     return s;

@@ -1,5 +1,6 @@
 #include "twin.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "json.h"
@@ -54,8 +55,21 @@ int twin_run(Twin *tw, const Trace *t, const char *other_path, const int *target
     if (own.max_steps > other->cfg.max_len) own.max_steps = 0;  // the model's own limit
     if (!(tw->own = trace_run(other, t->src_ids, t->src_n, &own, err))) goto fail;
     tw->same_target = twin_same_vocab(mine->tgt, other->tgt);
-    if (!(tw->forced[0] = forced(mine, t, target, target_len, err))) goto fail;
-    if (tw->same_target) tw->forced[1] = forced(other, t, target, target_len, err);
+    // one target for both, as long as both take it (with <eos>), and owned: the traces keep pointing at it
+    int most = mine->cfg.max_len - 1;
+    if (tw->same_target && other->cfg.max_len - 1 < most) most = other->cfg.max_len - 1;
+    tw->target_len = target_len < most ? target_len : most;
+    if (tw->target_len <= 0) {
+        err_set(err, "no output to compare: the translation is empty");
+        goto fail;
+    }
+    if (!(tw->target = malloc((size_t)tw->target_len * sizeof *tw->target))) {
+        err_set(err, "out of memory");
+        goto fail;
+    }
+    memcpy(tw->target, target, (size_t)tw->target_len * sizeof *target);
+    if (!(tw->forced[0] = forced(mine, t, tw->target, tw->target_len, err))) goto fail;
+    if (tw->same_target) tw->forced[1] = forced(other, t, tw->target, tw->target_len, err);
     else tw->forced[1] = forced(other, t, tw->own->out_ids, tw->own->out_n, err);
     if (!tw->forced[1]) goto fail;
     return 0;
@@ -69,6 +83,7 @@ void twin_deinit(Twin *tw) {
     trace_free(tw->forced[1]);
     trace_free(tw->own);
     mdl_free(tw->other);
+    free(tw->target);
     *tw = (Twin){0};
 }
 

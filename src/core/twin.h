@@ -17,6 +17,8 @@ typedef struct {
     Trace *forced[2];    // [0] the first model, [1] the second, teacher-forced
     Trace *own;          // the second model decoding with the first trace's options (greedy for teacher forcing)
     bool same_target;    // both forced on one target; false: each on its own output (other target vocabularies)
+    int *target;         // the first model's target (ids without <eos>), copied: the forced traces point at it
+    int target_len;      // cut to what both models take when they share it
 } Twin;
 
 // Works the comparison out for trace t (of its model) against the model in

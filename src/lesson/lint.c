@@ -153,6 +153,8 @@ int les_lint(const char *path, const char *models_dir, LesProblems *pr) {
         check_view(ls, t, trace_step(t, idx), path, pr);
         if (ls->compare) check_compare(l, ls, t, models_dir, pr);
         if (ls->history >= 0) check_history(l, ls, t, pr);
+        if (ls->compare && ls->history >= 0)  // one page at a time in place of the step
+            les_problem(pr, "%s:%d: a step shows one page: compare or history, not both", l->path, ls->history_line);
     }
     trace_free(t);
     mdl_free(m);
