@@ -64,6 +64,7 @@ void app_set_history_page(App *a, bool open) {
 }
 
 bool app_history_page(const App *a) { return a->history_page; }
+bool app_page_open(const App *a) { return a->experiment || a->twin_page || a->history_page; }
 int app_history_snapshot(const App *a) { return a->history_page && a->hist.ready ? a->hist.at : -1; }
 
 const char *app_other_model(const App *a, char *buf, size_t size) {
@@ -511,8 +512,12 @@ void app_save(App *a, bool window) {
 // Zoomed in, the view is laid out as it is at the normal size, times the
 // zoom: it grows and never shrinks, though the top row and the timeline grow
 // too and leave the page less room; what does not fit is panned to (pan).
+// Where the view, or a page open in its place, is laid out: its own place,
+// or, zoomed, that of the normal size times the zoom, panned (Ctrl + enlarges,
+// never shrinks: a page's type grows with its room).
 static SDL_Rect zoomed_view(App *a, const FrameContent *c) {
-    SDL_Rect r = a->lay.parts.view;
+    bool page = app_page_open(a);
+    SDL_Rect r = page ? a->lay.page : a->lay.parts.view;
     if (a->zoom <= 1.0f) {
         a->pan_x = a->pan_y = 0;
         return r;
@@ -522,8 +527,9 @@ static SDL_Rect zoomed_view(App *a, const FrameContent *c) {
     gfx_set_scale(a->g, a->base_scale);
     lay_frame(a->g, c, &normal);
     gfx_set_scale(a->g, scale);
-    int w = SDL_max(r.w, (int)lroundf((float)normal.parts.view.w * a->zoom));
-    int h = SDL_max(r.h, (int)lroundf((float)normal.parts.view.h * a->zoom));
+    SDL_Rect n = page ? normal.page : normal.parts.view;
+    int w = SDL_max(r.w, (int)lroundf((float)n.w * a->zoom));
+    int h = SDL_max(r.h, (int)lroundf((float)n.h * a->zoom));
     a->pan_x = SDL_max(0, SDL_min(a->pan_x, w - r.w));
     a->pan_y = SDL_max(0, SDL_min(a->pan_y, h - r.h));
     return (SDL_Rect){r.x - a->pan_x, r.y - a->pan_y, w, h};
@@ -572,10 +578,17 @@ void app_draw(App *a) {
     ViewState vs = app_view_state(a, true);
     bars_draw_chips(&a->bars, g, &a->lay, &vs);
     if (content.lesson_panel) lm_draw_panel(a->lesson, g, a->lay.lesson_panel, th, a->lang);
-    if (a->experiment) xp_draw(g, a->lay.page, &vs, &a->xp);
-    else if (a->twin_page) twp_draw(g, a->lay.page, &vs, &a->twp);
-    else if (a->history_page) hist_draw(g, a->lay.page, &vs, &a->hist);
-    else lay_draw_page(g, a->lay.page, &vs, &a->view_zoomed);
+    if (app_page_open(a)) {  // in the page's place, drawn larger and panned when zoomed
+        SDL_Rect outer = gfx_get_clip(g), clip;
+        if (SDL_IntersectRect(&a->lay.page, &outer, &clip)) {
+            gfx_clip(g, &clip);
+            if (a->experiment) xp_draw(g, a->view_zoomed, &vs, &a->xp);
+            else if (a->twin_page) twp_draw(g, a->view_zoomed, &vs, &a->twp);
+            else hist_draw(g, a->view_zoomed, &vs, &a->hist);
+            gfx_clip(g, &outer);
+        }
+    } else
+        lay_draw_page(g, a->lay.page, &vs, &a->view_zoomed);
     bars_draw_timeline(g, &a->lay, th, a->t, a->step, a->playing, a->lang);
     char lesson[600];  // where the lesson is, when nothing else is said
     const char *said = *a->status.text || !a->lesson ? a->status.text : lm_status(a->lesson, a->lang, lesson, sizeof lesson);

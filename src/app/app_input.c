@@ -171,7 +171,8 @@ static void hover(App *a, int x, int y) {
     ViewState vs = app_view_state(a, false);
     int r, c;
     SDL_Point p = {x, y};
-    if (!SDL_PointInRect(&p, &a->lay.parts.view) || !view_hit(a->g, a->view_zoomed, &vs, x, y, &r, &c)) {
+    // a page in the step's place shows other traces: no cell of the step is under the pointer
+    if (app_page_open(a) || !SDL_PointInRect(&p, &a->lay.parts.view) || !view_hit(a->g, a->view_zoomed, &vs, x, y, &r, &c)) {
         a->hover_row = a->hover_col = -1;
         return;
     }
@@ -222,7 +223,7 @@ static bool mouse_down(App *a, const SDL_Event *e) {
 // The wheel over a zoomed view pans it (Shift, or a sideways wheel: across).
 static bool pan(App *a, const SDL_Event *e) {
     SDL_Point p = {a->mouse_x, a->mouse_y};
-    const SDL_Rect *r = &a->lay.parts.view;
+    const SDL_Rect *r = app_page_open(a) ? &a->lay.page : &a->lay.parts.view;
     if (!SDL_PointInRect(&p, r) || (a->view_zoomed.w <= r->w && a->view_zoomed.h <= r->h)) return false;
     int step = gfx_px(a->g, 60), dx = e->wheel.x, dy = e->wheel.y;
     if (SDL_GetModState() & KMOD_SHIFT) {

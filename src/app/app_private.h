@@ -30,7 +30,8 @@ struct App {
     SettingsPanel sp;
     StatusLine status;
     Layout lay;                 // where the last frame put everything: clicks look here
-    SDL_Rect view_zoomed;       // where the last frame laid the view out: lay.parts.view, or larger when zoomed (panned by pan_x, pan_y)
+    SDL_Rect view_zoomed;       // where the last frame laid the view out: lay.parts.view, or larger when zoomed (panned by pan_x, pan_y);
+                                // with a page open, the page's place the same way (lay.page, or larger)
     int pan_x, pan_y;
     int mouse_x, mouse_y;       // the pointer: the wheel pans the view under it
     float base_scale;           // the "normal size" Ctrl+0 returns to (app_set_base_scale)
@@ -68,6 +69,8 @@ struct App {
     bool lesson_history;        // a lesson step opened it (history:)
 };
 
+// Whether a page is shown in place of the step (the experiment, two models, the training history).
+bool app_page_open(const App *a);
 // The second model of the page of two models: --compare, or the model's twin. Returns buf.
 const char *app_other_model(const App *a, char *buf, size_t size);
 
