@@ -107,6 +107,110 @@ static void test_round_trip(void **state) {
     unlink(path);
 }
 
+// A snapshots file written by hand, for the broken ones: m's metadata, the
+// given steps and curve, every parameter at each listed step (as F16, or
+// F32 when f32), but `skip` (NULL: none) left out, and `nan` (NULL: none)
+// holding a NaN.
+static void craft(const char *path, Model *m, const char *format, const char *steps, const int *at, int n_at, const char *curve,
+                  const char *skip, bool f32, const char *nan) {
+    StWriter *w = st_writer_new();
+    char *src = voc_to_json(m->src), *tgt = voc_to_json(m->tgt), num[32];
+    st_writer_meta(w, "format", format);
+    const char *keys[] = {"d_model", "nhead", "num_encoder_layers", "num_decoder_layers", "dim_feedforward", "max_len"};
+    const int values[] = {m->cfg.d_model, m->cfg.nhead, m->cfg.n_enc, m->cfg.n_dec, m->cfg.d_ff, m->cfg.max_len};
+    for (int i = 0; i < 6; i++) {
+        snprintf(num, sizeof num, "%d", values[i]);
+        st_writer_meta(w, keys[i], num);
+    }
+    st_writer_meta(w, "src_vocab", src);
+    st_writer_meta(w, "tgt_vocab", tgt);
+    st_writer_meta(w, "steps", steps);
+    if (curve) st_writer_meta(w, "loss_curve", curve);
+    int n = mdl_params(m, NULL);
+    Param *ps = malloc((size_t)n * sizeof *ps);
+    mdl_params(m, ps);
+    float *poisoned = malloc((size_t)m->n_params * sizeof *poisoned);
+    memcpy(poisoned, m->block, (size_t)m->n_params * sizeof *poisoned);
+    char names[64][160];
+    int used = 0;
+    for (int k = 0; k < n_at; k++)
+        for (int i = 0; i < n; i++) {
+            char *name = names[used % 64];
+            snprintf(name, 160, "step%d/%s", at[k], ps[i].name);
+            if (skip && !strcmp(name, skip)) continue;
+            const float *data = ps[i].data;
+            if (nan && !strcmp(name, nan)) {
+                data = poisoned + (ps[i].data - m->block);
+                poisoned[ps[i].data - m->block] = NAN;
+            }
+            (f32 ? st_writer_add_f32 : st_writer_add_f16)(w, name, data, ps[i].ndim, ps[i].shape);
+            used++;
+        }
+    Error err;
+    if (st_writer_save(w, path, &err)) fail_msg("%s", err.msg);
+    st_writer_free(w);
+    free(ps);
+    free(poisoned);
+    free(src);
+    free(tgt);
+}
+
+// Every broken snapshots file is refused in one line that says what is wrong.
+static void test_broken_files(void **state) {
+    (void)state;
+    char dir[] = "/tmp/tt-snapshots-bad-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[256];
+    snprintf(path, sizeof path, "%s/s.safetensors", dir);
+    Model *m = tiny(3, 16);
+    const int both[] = {0, 5};
+    const char *F = "transformer-tracer-snapshots/1";
+    struct {
+        const char *what, *format, *steps, *curve, *skip, *nan, *want;
+        bool f32;
+        int n_at;
+    } cases[] = {
+        {"a model's format", "transformer-tracer-model/1", "0,5", NULL, NULL, NULL, "not a snapshots file", false, 2},
+        {"steps not numbers", F, "0,x", NULL, NULL, NULL, "not increasing whole numbers", false, 2},
+        {"steps decreasing", F, "5,0", NULL, NULL, NULL, "not increasing whole numbers", false, 2},
+        {"steps with another separator", F, "0;5", NULL, NULL, NULL, "not numbers and commas", false, 2},
+        {"no steps", F, "", NULL, NULL, NULL, "no snapshot steps", false, 2},
+        {"a broken loss curve", F, "0,5", "1:x;5:1", NULL, NULL, "loss curve is not step:loss pairs", false, 2},
+        {"a tensor missing at the end", F, "0,5", NULL, "step5/generator.bias", NULL, "no tensor step5/generator.bias", false, 2},
+        {"F32 in place of F16", F, "0,5", NULL, NULL, NULL, "expected F16", true, 2},
+        {"a NaN", F, "0,5", NULL, NULL, "step5/generator.bias", "holds NaN", false, 2},
+        {"a listed step with no weights", F, "0,5,9", NULL, NULL, NULL, "no tensor step9/", false, 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        craft(path, m, cases[i].format, cases[i].steps, both, cases[i].n_at, cases[i].curve, cases[i].skip, cases[i].f32, cases[i].nan);
+        Error err = {{0}};
+        Snapshots *s = snap_load(path, m, &err);
+        if (s) fail_msg("%s: expected a refusal, got: loaded", cases[i].what);
+        if (!strstr(err.msg, cases[i].want) || strchr(err.msg, '\n'))
+            fail_msg("%s: expected one line with \"%s\", got: %s", cases[i].what, cases[i].want, err.msg);
+    }
+    // a snapshot in the middle with a tensor missing: refused when that snapshot is asked for
+    craft(path, m, F, "0,5", both, 2, NULL, "step0/generator.bias", false, NULL);
+    Error err = {{0}};
+    Snapshots *s = snap_load(path, m, &err);
+    if (!s) fail_msg("%s", err.msg);
+    assert_null(snap_model(s, 0, &err));
+    assert_non_null(strstr(err.msg, "no tensor step0/generator.bias"));
+    snap_free(s);
+    // cut short, and not a file at all
+    FILE *fp = fopen(path, "r+b");
+    assert_non_null(fp);
+    assert_int_equal(ftruncate(fileno(fp), 100), 0);
+    fclose(fp);
+    assert_null(snap_load(path, m, &err));
+    assert_non_null(strstr(err.msg, path));
+    assert_null(snap_load(dir, m, &err));
+    assert_non_null(strstr(err.msg, "not a regular file"));
+    unlink(path);
+    rmdir(dir);
+    mdl_free(m);
+}
+
 static const Json *get(const Json *j, const char *key) {
     const Json *v = json_get(j, key);
     if (!v) fail_msg("reference has no \"%s\"", key);
@@ -190,6 +294,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_schedule),
         cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_broken_files),
         cmocka_unit_test(test_shipped_histories_against_pytorch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

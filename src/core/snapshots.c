@@ -194,29 +194,34 @@ static bool same_model(const StFile *f, const Model *m, char *why, size_t size) 
     return same;
 }
 
-// Whether the last snapshot is m's own weights, as F16 stores them: the
-// snapshots of a model's training end with the model. (Another model of the
-// same configuration and vocabularies, such as its untrained twin, is refused.)
-static bool ends_with(const Snapshots *s, const Model *m) {
-    int n = mdl_params((Model *)m, NULL);
+// The snapshots of a model's training end with the model: the last one must
+// be m's own weights as F16 stores them (another model of the same
+// configuration and vocabularies, such as its untrained twin, is refused).
+// 0 when it is; -1 with err when it is not, or cannot be read.
+static int check_last(const Snapshots *s, const Model *m, Error *err) {
+    const char *path = st_path(s->f), *who = m->path && *m->path ? m->path : m->name;
+    int n = mdl_params((Model *)m, NULL), rc = 0;
     Param *ps = malloc((size_t)n * sizeof *ps);
     float *buf = NULL;
-    bool same = ps != NULL;
-    if (ps) mdl_params((Model *)m, ps);
-    for (int i = 0; same && i < n; i++) {
+    if (!ps) return err_set(err, "%s: out of memory", path);
+    mdl_params((Model *)m, ps);
+    for (int i = 0; !rc && i < n; i++) {
         char name[160];
         snprintf(name, sizeof name, "step%d/%s", s->steps[s->n - 1], ps[i].name);
         const StTensor *t = st_find(s->f, name);
         size_t count = (size_t)(ps[i].ndim == 2 ? ps[i].shape[0] * ps[i].shape[1] : ps[i].shape[0]);
-        float *grown = t ? realloc(buf, count * sizeof *buf) : NULL;
-        Error err;
-        if (!grown || (t->end - t->begin) != count * 2 || st_read_f16(s->f, t, grown, &err)) same = false;
-        buf = grown ? grown : buf;
-        for (size_t k = 0; same && k < count; k++) same = buf[k] == st_float_from_half(st_half_from_float(ps[i].data[k]));
+        float *grown = realloc(buf, count * sizeof *buf);
+        if (!grown) rc = err_set(err, "%s: out of memory", path);
+        else if (buf = grown, !t) rc = err_set(err, "%s: no tensor %s", path, name);
+        else if ((t->end - t->begin) != count * 2 && !strcmp(t->dtype, "F16")) rc = err_set(err, "%s: %s has the wrong shape", path, name);
+        else if (st_read_f16(s->f, t, buf, err)) rc = -1;
+        for (size_t k = 0; !rc && k < count; k++)
+            if (buf[k] != st_float_from_half(st_half_from_float(ps[i].data[k])))
+                rc = err_set(err, "%s: the snapshots of another model than %s (its last snapshot is not this model's weights)", path, who);
     }
     free(buf);
     free(ps);
-    return same;
+    return rc;
 }
 
 static int parse_steps(Snapshots *s, const char *text, Error *err, const char *path) {
@@ -278,11 +283,7 @@ Snapshots *snap_load(const char *path, const Model *m, Error *err) {
         err_set(err, "%s: the loss curve is not step:loss pairs separated by ';'", path);
         goto fail;
     }
-    if (!ends_with(s, m)) {
-        err_set(err, "%s: the snapshots of another model than %s (its last snapshot is not this model's weights)", path,
-                m->path && *m->path ? m->path : m->name);
-        goto fail;
-    }
+    if (check_last(s, m, err)) goto fail;
     return s;
 fail:
     snap_free(s);
