@@ -217,6 +217,22 @@ static const Json *get(const Json *j, const char *key) {
     return v;
 }
 
+// Step (stage_id, head) of teacher-forced trace t against a reference matrix; returns the largest difference.
+static double compare_step(const Trace *t, const char *stage_id, int head, const Json *want, const char *path, int step) {
+    int i = trace_find(t, stage_id, head, 1);
+    if (i < 0) fail_msg("%s step %d: no %s head %d in the trace", path, step, stage_id, head);
+    const Step *st = trace_step(t, i);
+    if ((int)want->count != st->rows) fail_msg("%s step %d: %s: expected: %zu rows, got: %d", path, step, stage_id, want->count, st->rows);
+    double worst = 0.0;
+    for (int r = 0; r < st->rows; r++)
+        for (int c = 0; c < st->cols; c++) {
+            double d = fabs(trace_row(st, r)[c] - json_at(json_at(want, (size_t)r), (size_t)c)->number);
+            if (d > 1e-5) fail_msg("%s step %d: %s head %d [%d][%d]: maxdiff %g", path, step, stage_id, head, r, c, d);
+            worst = fmax(worst, d);
+        }
+    return worst;
+}
+
 // One shipped model's history through the trace against nn.Transformer with the same F16 weights.
 static double check_history(const Json *r) {
     Error err;
@@ -245,15 +261,19 @@ static double check_history(const Json *r) {
             fail_msg("%s step %d: mean loss: expected: %.7f, got: %.7f", path, snap_step(s, k), get(want_k, "mean_loss")->number,
                      (double)trace_mean_loss(t));
         worst = fmax(worst, d);
+        // the probabilities at every position, and every decoder attention weight, layer by layer and head by head
+        worst = fmax(worst, compare_step(t, "dec.probs", 0, get(want_k, "probs"), path, snap_step(s, k)));
+        const char *stages[2][2] = {{"dec_self_weights", "self_attn"}, {"cross_weights", "cross_attn"}};
+        for (int which = 0; which < 2; which++) {
+            const Json *layers = get(want_k, stages[which][0]);
+            for (size_t l = 0; l < layers->count; l++)
+                for (size_t h = 0; h < json_at(layers, l)->count; h++) {
+                    char id[64];
+                    snprintf(id, sizeof id, "dec.L%zu.%s.weights", l + 1, stages[which][1]);
+                    worst = fmax(worst, compare_step(t, id, (int)h + 1, json_at(json_at(layers, l), h), path, snap_step(s, k)));
+                }
+        }
         const Step *w = trace_step(t, trace_find(t, "dec.L2.cross_attn.weights", 1, 1));
-        const Json *want = get(want_k, "cross_weights_L2H1");
-        assert_int_equal((int)want->count, w->rows);
-        for (int i = 0; i < w->rows; i++)
-            for (int j = 0; j < w->cols; j++) {
-                d = fabs(trace_row(w, i)[j] - json_at(json_at(want, (size_t)i), (size_t)j)->number);
-                if (d > 1e-5) fail_msg("%s step %d: cross-attention [%d][%d]: maxdiff %g", path, snap_step(s, k), i, j, d);
-                worst = fmax(worst, d);
-            }
         // what the class is to see: at the start an even spread, at the end the alignment (the supervised head)
         float top = 0.0f;
         for (int i = 0; i < w->rows; i++) {

@@ -5,8 +5,8 @@ Reads the shipped models' snapshots (assets/models/NAME.snapshots.safetensors:
 F16 weights at each snapshot step, with numpy's own float16), loads each into
 nn.Transformer (via make_reference's Seq2Seq) and runs the teacher-forced
 sentence below, writing tests/data/reference/ref_snapshots.json: per snapshot
-its step, the mean loss, the loss at each position and decoder layer 2's
-cross-attention weights (head 1, the supervised one), which tests/test_snapshots.c
+its step, the mean loss, the loss and the probabilities at each position, and
+every decoder self- and cross-attention weight (layers, then heads), which tests/test_snapshots.c
 compares the trace of each snapshot against. Also checks that the last
 snapshot is the model rounded to F16, and en-zh's first its untrained twin.
 
@@ -93,8 +93,8 @@ def history(name, sentence, target):
         model = build(meta, eps, weights)
         with torch.no_grad():
             r = mx.teacher_forced(model, src_ids, tf_in, tf_out, mr.causal_mask(len(tf_in), torch.float32))
-        layer2 = r["cross_weights"][1]  # layers, then heads
-        out.append({"step": step, "mean_loss": r["mean_loss"], "loss": r["loss"], "cross_weights_L2H1": layer2[0]})
+        out.append({"step": step, "mean_loss": r["mean_loss"], "loss": r["loss"], "probs": r["probs"],
+                    "dec_self_weights": r["dec_self_weights"], "cross_weights": r["cross_weights"]})
         print(f"{name} step {step:5d}: mean loss {r['mean_loss']:.4f}")
     return {"model_file": f"assets/models/{name}.safetensors", "sentence": sentence, "target": target, "snapshots": out}
 
