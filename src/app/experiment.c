@@ -44,14 +44,12 @@ void xp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const XpData *x) {
     const Theme *th = vs->theme;
     const Model *m = vs->model;
     Lang lang = vs->lang;
-    int px = vs->font_px, big = gfx_px(g, 22), lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
+    int px = vs->font_px, lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
     const Ablation *abl = &trace_options(vs->trace)->ablate;
     char line[1024], names[768];
-    int y = area.y;
     if (abl->n) snprintf(line, sizeof line, i18n(lang, S_XP_TITLE), abl_format(abl, names, sizeof names));
     else snprintf(line, sizeof line, "%s", i18n(lang, S_XP_NONE));
-    gfx_text_fit(g, area.x, y, area.w, line, big, th->text, GFX_LEFT);
-    y += gfx_line_height(g, big) + pad;
+    int y = view_page_title(g, area, vs, line) + pad;
     if (!x->ready) {
         gfx_text_fit(g, area.x, y, area.w, x->why, px, th->text_dim, GFX_LEFT);
         return;

@@ -148,20 +148,17 @@ static void draw_curve(Gfx *g, SDL_Rect r, const ViewState *vs, HistData *h) {
 void hist_draw(Gfx *g, SDL_Rect area, const ViewState *vs, HistData *h) {
     const Theme *th = vs->theme;
     Lang lang = vs->lang;
-    int px = vs->font_px, big = gfx_px(g, 22), lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
+    int px = vs->font_px, lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
     char line[1024], out[512];
-    int y = area.y;
     if (!h->ready) {
-        gfx_text_fit(g, area.x, y, area.w, i18n(lang, S_HIST_TITLE_NONE), big, th->text, GFX_LEFT);
-        y += gfx_line_height(g, big) + pad;
+        int y = view_page_title(g, area, vs, i18n(lang, S_HIST_TITLE_NONE)) + pad;
         gfx_text_wrap(g, area.x, y, area.w, h->why, px, th->text_dim, true);
         return;
     }
     int k = h->at, step = snap_step(h->snaps, k), last = snap_step(h->snaps, h->n - 1);
     const Model *m = h->models[k];
     snprintf(line, sizeof line, i18n(lang, S_HIST_TITLE), vs->model->name, step, last, k + 1, h->n);
-    gfx_text_fit(g, area.x, y, area.w, line, big, th->text, GFX_LEFT);
-    y += gfx_line_height(g, big) + pad / 2;
+    int y = view_page_title(g, area, vs, line) + pad / 2;
     view_output_text(m, h->own[k], out, sizeof out);
     snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), out[0] ? out : i18n(lang, S_HIST_NOTHING));
     gfx_text_fit(g, area.x, y, area.w, line, px, th->text, GFX_LEFT);

@@ -56,12 +56,10 @@ void twp_update(TwpData *x, const Trace *t, const char *other_path) {
 void twp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const TwpData *x) {
     const Theme *th = vs->theme;
     Lang lang = vs->lang;
-    int px = vs->font_px, big = gfx_px(g, 22), lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
+    int px = vs->font_px, lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
     char line[1024], out[512];
-    int y = area.y;
     if (!x->ready) {
-        gfx_text_fit(g, area.x, y, area.w, i18n(lang, S_TW_TITLE_NONE), big, th->text, GFX_LEFT);
-        y += gfx_line_height(g, big) + pad;
+        int y = view_page_title(g, area, vs, i18n(lang, S_TW_TITLE_NONE)) + pad;
         gfx_text_wrap(g, area.x, y, area.w, x->why[0] ? x->why : i18n(lang, S_TW_NO_OTHER), px, th->text_dim, true);
         return;
     }
@@ -69,9 +67,7 @@ void twp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const TwpData *x) {
     const Model *models[2] = {vs->model, tw->other};
     const Trace *own[2] = {vs->trace, tw->own};
     snprintf(line, sizeof line, i18n(lang, tw->same_target ? S_TW_TITLE : S_TW_TITLE_OWN), view_output_text(vs->model, tw->forced[0], out, sizeof out));
-    gfx_text_fit(g, area.x, y, area.w, line, big, th->text, GFX_LEFT);
-    y += gfx_line_height(g, big) + pad;
-    int col_w = (area.w - 2 * pad) / 2, top = y;
+    int col_w = (area.w - 2 * pad) / 2, top = view_page_title(g, area, vs, line) + pad;
     for (int i = 0; i < 2; i++) {
         int cx = area.x + i * (col_w + 2 * pad), cy = top;
         const Model *m = models[i];

@@ -143,6 +143,12 @@ int view_forced_step(const Trace *t, const Step *s, int layers, bool *instead) {
     return -1;
 }
 
+int view_page_title(Gfx *g, SDL_Rect area, const ViewState *vs, const char *title) {
+    int big = gfx_px(g, 22);
+    gfx_text_fit(g, area.x, area.y, area.w, title, big, vs->theme->text, GFX_LEFT);
+    return area.y + gfx_line_height(g, big);
+}
+
 const char *view_output_text(const Model *m, const Trace *t, char *buf, size_t size) {
     int n;
     const int *ids = trace_output(t, &n);

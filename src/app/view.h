@@ -95,6 +95,8 @@ int view_small_px(const ViewState *vs);
 // to the last layer's cross-attention (*instead true). -1: none.
 int view_forced_step(const Trace *t, const Step *s, int layers, bool *instead);
 
+// A page's title line, in large type at the top of area; returns the y under it.
+int view_page_title(Gfx *g, SDL_Rect area, const ViewState *vs, const char *title);
 // The output of trace t as one line of model m's tokens, into buf.
 const char *view_output_text(const Model *m, const Trace *t, char *buf, size_t size);
 // On a page of other models (two side by side, the training history): the

@@ -592,40 +592,14 @@ long json_duplicate_key(const Json *j) {
     return first == SIZE_MAX ? -1 : (long)first;
 }
 
-void json_write_string(FILE *fp, const char *s) {
-    assert(s);
-    fputc('"', fp);
-    const unsigned char *c = (const unsigned char *)s;
-    while (*c) {
-        // a run that needs no escape goes out in one write: labels are most of a trace's strings
-        size_t plain = 0;
-        while (c[plain] >= 0x20 && c[plain] != '"' && c[plain] != '\\') plain++;
-        if (plain) {
-            fwrite(c, 1, plain, fp);
-            c += plain;
-            continue;
-        }
-        switch (*c) {
-        case '"': fputs("\\\"", fp); break;
-        case '\\': fputs("\\\\", fp); break;
-        case '\n': fputs("\\n", fp); break;
-        case '\t': fputs("\\t", fp); break;
-        case '\r': fputs("\\r", fp); break;
-        case '\b': fputs("\\b", fp); break;
-        case '\f': fputs("\\f", fp); break;
-        default: fprintf(fp, "\\u%04x", *c);
-        }
-        c++;
-    }
-    fputc('"', fp);
-}
-
-size_t json_quote(char *out, const char *s) {
+// The JSON escapes of n bytes of s into out (room for 6 × n), without the
+// quotes; returns the length. A run that needs none is copied whole.
+static size_t escape(char *out, const unsigned char *s, size_t n) {
     static const char hex[] = "0123456789abcdef";
     char *o = out;
-    *o++ = '"';
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        switch (*c) {
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        switch (c) {
         case '"': *o++ = '\\', *o++ = '"'; break;
         case '\\': *o++ = '\\', *o++ = '\\'; break;
         case '\n': *o++ = '\\', *o++ = 'n'; break;
@@ -634,17 +608,33 @@ size_t json_quote(char *out, const char *s) {
         case '\b': *o++ = '\\', *o++ = 'b'; break;
         case '\f': *o++ = '\\', *o++ = 'f'; break;
         default:
-            if (*c < 0x20) {
+            if (c < 0x20) {
                 memcpy(o, "\\u00", 4);
-                o[4] = hex[*c >> 4];
-                o[5] = hex[*c & 15];
+                o[4] = hex[c >> 4];
+                o[5] = hex[c & 15];
                 o += 6;
             } else
-                *o++ = (char)*c;
+                *o++ = (char)c;
         }
     }
-    *o++ = '"';
     return (size_t)(o - out);
+}
+
+void json_write_string(FILE *fp, const char *s) {
+    assert(s);
+    char buf[6 * 256];
+    size_t n = strlen(s);
+    fputc('"', fp);
+    for (size_t at = 0; at < n; at += 256)  // in pieces, so that a string of any length goes through a small buffer
+        fwrite(buf, 1, escape(buf, (const unsigned char *)s + at, n - at < 256 ? n - at : 256), fp);
+    fputc('"', fp);
+}
+
+size_t json_quote(char *out, const char *s) {
+    out[0] = '"';
+    size_t n = 1 + escape(out + 1, (const unsigned char *)s, strlen(s));
+    out[n] = '"';
+    return n + 1;
 }
 
 // json_format_float: the value is m * 2^e exactly (m < 2^24). Its nine

@@ -556,38 +556,19 @@ static int build_header(const StWriter *w, char **out, size_t *out_len) {
     return 0;
 }
 
-// Writes floats as little-endian halves, in chunks.
-static int write_f16_le(FILE *fp, const float *data, size_t numel) {
+// Writes floats as little-endian bytes (F32), or halves (F16), in chunks, whatever the host order.
+static int write_le(FILE *fp, const float *data, size_t numel, bool f16) {
     unsigned char chunk[4096];
-    size_t per_chunk = sizeof chunk / 2;
-    for (size_t done = 0; done < numel;) {
-        size_t n = numel - done < per_chunk ? numel - done : per_chunk;
-        for (size_t i = 0; i < n; i++) {
-            uint16_t h = st_half_from_float(data[done + i]);
-            chunk[2 * i] = (unsigned char)h;
-            chunk[2 * i + 1] = (unsigned char)(h >> 8);
-        }
-        if (fwrite(chunk, 2, n, fp) != n) return -1;
-        done += n;
-    }
-    return 0;
-}
-
-// Writes floats as little-endian bytes, in chunks, whatever the host order.
-static int write_f32_le(FILE *fp, const float *data, size_t numel) {
-    unsigned char chunk[4096];
-    size_t per_chunk = sizeof chunk / 4;
+    size_t size = f16 ? 2 : 4, per_chunk = sizeof chunk / size;
     for (size_t done = 0; done < numel;) {
         size_t n = numel - done < per_chunk ? numel - done : per_chunk;
         for (size_t i = 0; i < n; i++) {
             uint32_t bits;
-            memcpy(&bits, &data[done + i], sizeof bits);
-            chunk[4 * i] = (unsigned char)bits;
-            chunk[4 * i + 1] = (unsigned char)(bits >> 8);
-            chunk[4 * i + 2] = (unsigned char)(bits >> 16);
-            chunk[4 * i + 3] = (unsigned char)(bits >> 24);
+            if (f16) bits = st_half_from_float(data[done + i]);
+            else memcpy(&bits, &data[done + i], sizeof bits);
+            for (size_t b = 0; b < size; b++) chunk[size * i + b] = (unsigned char)(bits >> (8 * b));
         }
-        if (fwrite(chunk, 4, n, fp) != n) return -1;
+        if (fwrite(chunk, size, n, fp) != n) return -1;
         done += n;
     }
     return 0;
@@ -608,7 +589,7 @@ int st_writer_save(const StWriter *w, const char *path, Error *err) {
     bool ok = fwrite(len_bytes, 1, 8, af.fp) == 8 && fwrite(header, 1, header_len, af.fp) == header_len;
     free(header);
     for (size_t i = 0; ok && i < w->tensor_count; i++)
-        ok = (w->tensors[i].f16 ? write_f16_le : write_f32_le)(af.fp, w->tensors[i].data, w->tensors[i].numel) == 0;
+        ok = write_le(af.fp, w->tensors[i].data, w->tensors[i].numel, w->tensors[i].f16) == 0;
     if (!ok) {
         err_set(err, "%s: cannot write: %s", path, strerror(errno));
         fio_atomic_abort(&af);

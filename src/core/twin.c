@@ -6,13 +6,6 @@
 #include "json.h"
 #include "trace_private.h"
 
-bool twin_same_vocab(const Vocab *a, const Vocab *b) {
-    if (voc_size(a) != voc_size(b)) return false;
-    for (int i = 0; i < voc_size(a); i++)
-        if (strcmp(voc_token(a, i), voc_token(b, i))) return false;
-    return true;
-}
-
 // Teacher forcing on target, cut to what the model takes (with <eos>).
 static Trace *forced(const Model *m, const Trace *t, const int *target, int len, Error *err) {
     DecodeOptions o = t->opt;
@@ -34,7 +27,7 @@ int twin_run(Twin *tw, const Trace *t, const char *other_path, const int *target
     const Model *mine = t->model;
     if (!(tw->other = mdl_load(other_path, err))) return -1;
     const Model *other = tw->other;
-    if (!twin_same_vocab(mine->src, other->src)) {
+    if (!voc_same(mine->src, other->src)) {
         err_set(err, "%s reads another source vocabulary (%d words against %d): it cannot take the same sentence", other_path,
                 voc_size(other->src), voc_size(mine->src));
         goto fail;
@@ -54,7 +47,7 @@ int twin_run(Twin *tw, const Trace *t, const char *other_path, const int *target
     if (own.mode == DECODE_TEACHER) own.mode = DECODE_GREEDY, own.target = NULL, own.target_len = 0, own.max_steps = 0;
     if (own.max_steps > other->cfg.max_len) own.max_steps = 0;  // the model's own limit
     if (!(tw->own = trace_run(other, t->src_ids, t->src_n, &own, err))) goto fail;
-    tw->same_target = twin_same_vocab(mine->tgt, other->tgt);
+    tw->same_target = voc_same(mine->tgt, other->tgt);
     // one target for both, as long as both take it (with <eos>), and owned: the traces keep pointing at it
     int most = mine->cfg.max_len - 1;
     if (tw->same_target && other->cfg.max_len - 1 < most) most = other->cfg.max_len - 1;

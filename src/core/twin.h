@@ -31,7 +31,5 @@ void twin_deinit(Twin *tw);
 // The comparison as the trace JSON's member "compare" (docs/TRACE.md); tw is a Twin.
 #include <stdio.h>
 void twin_write_json(FILE *fp, const void *tw);
-// Whether two vocabularies are the same words with the same ids.
-bool twin_same_vocab(const Vocab *a, const Vocab *b);
 
 #endif

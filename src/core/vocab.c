@@ -214,6 +214,13 @@ int voc_eos(const Vocab *v) { return v->eos; }
 int voc_unk(const Vocab *v) { return v->unk; }
 int voc_max_token_bytes(const Vocab *v) { return v->max_bytes; }
 
+bool voc_same(const Vocab *a, const Vocab *b) {
+    if (voc_size(a) != voc_size(b)) return false;
+    for (int i = 0; i < voc_size(a); i++)
+        if (strcmp(voc_token(a, i), voc_token(b, i))) return false;
+    return true;
+}
+
 char *voc_to_json(const Vocab *v) {
     char *buf = NULL;
     size_t len = 0;

@@ -35,6 +35,8 @@ int voc_unk(const Vocab *v);
 int voc_max_token_bytes(const Vocab *v);
 // The vocabulary as a JSON array of strings (heap string).
 char *voc_to_json(const Vocab *v);
+// Whether two vocabularies are the same tokens with the same ids.
+bool voc_same(const Vocab *a, const Vocab *b);
 
 // A tokenized sentence: ids[i] is the token of piece[i], the text it came from
 // (lower-cased). A piece that is not in the vocabulary has id <unk>.

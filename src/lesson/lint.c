@@ -81,7 +81,7 @@ static void check_compare(const Lesson *l, const LesStep *ls, const Trace *t, co
     Error err;
     Model *other = mdl_load(path, &err);
     if (!other) les_problem(pr, "%s:%d: compare \"%s\": %s", l->path, ls->compare_line, ls->compare, err.msg);
-    else if (!twin_same_vocab(other->src, trace_model(t)->src))
+    else if (!voc_same(other->src, trace_model(t)->src))
         les_problem(pr, "%s:%d: compare \"%s\" reads another source vocabulary than the step's model: it cannot take the same sentence", l->path,
                     ls->compare_line, ls->compare);
     mdl_free(other);
