@@ -188,6 +188,28 @@ function pngSize(buf) {
   }
 }
 
+// The exports in the downloads folder, and the ones that came after a listing of them.
+const exported = () => fs.readdirSync(downloads).filter((f) => /\.(png|csv)$/.test(f) && !f.includes(".actual."));
+function downloaded(before) {
+  return Promise.race([
+    (async () => {
+      for (;;) {
+        const files = exported().filter((f) => !before.includes(f));
+        if (files.some((f) => f.endsWith(".png")) && files.some((f) => f.endsWith(".csv"))) return files;
+        await new Promise((ok) => setTimeout(ok, 100));
+      }
+    })(),
+    timeout(10000, "the export's download"),
+  ]).catch((e) => [String(e)]);
+}
+
+async function save(page) {  // Ctrl+S: the view as PNG and CSV
+  await page.keyboard.down("Control");
+  await page.keyboard.press("KeyS");
+  await page.keyboard.up("Control");
+  await settle(page);
+}
+
 // What the desktop program says of a bad file, without its path: the same line the page must show.
 function desktopMessage(args, file) {
   if (!native) return null;
@@ -270,20 +292,9 @@ async function main() {
   // ---- export: Ctrl+S downloads the view as PNG and its numbers as CSV ---------------
   await page.evaluate(() => Module.ccall("tt_web_go", "number", ["string", "number", "number"], ["enc.L1.self_attn.weights", 1, 0]));
   await settle(page);
-  await page.keyboard.down("Control");
-  await page.keyboard.press("KeyS");
-  await page.keyboard.up("Control");
-  await settle(page);
-  const saved = await Promise.race([
-    (async () => {
-      for (;;) {
-        const files = fs.readdirSync(downloads).filter((f) => /\.(png|csv)$/.test(f) && !f.includes(".actual."));
-        if (files.some((f) => f.endsWith(".png")) && files.some((f) => f.endsWith(".csv"))) return files;
-        await new Promise((ok) => setTimeout(ok, 100));
-      }
-    })(),
-    timeout(10000, "the export's download"),
-  ]).catch((e) => [String(e)]);
+  let before = exported();
+  await save(page);
+  const saved = await downloaded(before);
   const png = saved.find((f) => f.endsWith(".png"));
   const size = png ? pngSize(fs.readFileSync(path.join(downloads, png))) : null;
   check(size !== null && size[0] > 100 && size[1] > 100, "Ctrl+S downloads a valid PNG", `${saved.join(", ")}: ${size}`);
@@ -291,6 +302,37 @@ async function main() {
   check(csv && fs.readFileSync(path.join(downloads, csv), "utf8").split("\n").length > 3, "and its numbers as CSV", csv);
   s = await state(page);
   check(s.status.startsWith("Saved "), "the status line says it was saved", s.status);
+
+  // ---- the numbers: the desktop's, bit for bit, in both builds ---------------------
+  // the next-token probabilities of the last decoding step: every layer's work is in them
+  check(await page.evaluate(() => Module.ttProgram) === "transformer-tracer-simd", "Chromium runs the build with SIMD",
+        await page.evaluate(() => Module.ttProgram));
+  let want = null;
+  if (native) {  // the trace writes the masked scores' −∞ as -Infinity, which JSON.parse does not read
+    const json = path.join(downloads, "native.json");
+    execFileSync(native, ["trace", "--src", typed, "--out", json], { stdio: "pipe" });
+    want = JSON.parse(fs.readFileSync(json, "utf8").replace(/-Infinity/g, "-1e999")).steps.filter((t) => t.stage === "dec.probs").pop();
+  }
+  const sameNumbers = async (p, build) => {
+    if (!want) return;
+    await p.evaluate((d) => Module.ccall("tt_web_go", "number", ["string", "number", "number"], ["dec.probs", 0, d]), want.step);
+    await settle(p);
+    for (const f of exported()) if (f.startsWith("tracer-dec.probs")) fs.rmSync(path.join(downloads, f));  // the same name again
+    const before = exported();
+    await save(p);
+    const file = (await downloaded(before)).find((f) => f.endsWith(".csv"));
+    const rows = file ? fs.readFileSync(path.join(downloads, file), "utf8").trim().split("\n").slice(1) : [];
+    const got = rows.map((r) => r.split(",").slice(-want.values[0].length).map(Number));
+    const same = got.length === want.values.length && got.every((r, i) => r.every((v, j) => v === want.values[i][j]));
+    check(same, `the page ${build}: P(next token) at decoding step ${want.step} equals the desktop's in every digit`,
+          `${file}: ${got.length} × ${got[0] ? got[0].length : 0}`);
+  };
+  await sameNumbers(page, "with SIMD");
+  const scalar = await open(`?nosimd&src=${encodeURIComponent(typed)}`);  // the tab in front: the other one draws no frames
+  check(await scalar.evaluate(() => Module.ttProgram) === "transformer-tracer", "?nosimd runs the build without");
+  await sameNumbers(scalar, "without SIMD");
+  await scalar.close();
+  await page.bringToFront();
 
   // ---- a bad file picked: the desktop's one line in the status line ----------------
   const bad = path.join(downloads, "bad.lesson");

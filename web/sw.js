@@ -3,7 +3,8 @@
 // a new build replaces the old copy.
 "use strict";
 var CACHE = "transformer-tracer-@BUILD@";
-var FILES = ["./", "index.html", "transformer-tracer.js", "transformer-tracer.wasm", "transformer-tracer.data",
+importScripts("simd.js");  // ttProgram: the build this browser runs, the one to keep
+var FILES = ["./", "index.html", "simd.js", "data.js", "transformer-tracer.data", ttProgram + ".js", ttProgram + ".wasm",
              "manifest.webmanifest", "icon.svg"];
 
 self.addEventListener("install", function (e) {
