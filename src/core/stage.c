@@ -122,8 +122,22 @@ const StageInfo *stage_parse_id(const char *stage_id, int *layer) {
 
 char *stage_id(const StageInfo *s, int layer, char *buf, size_t size) {
     const char *dot = strchr(s->name, '.');
-    if (s->layered && layer > 0 && dot) snprintf(buf, size, "%.*s.L%d%s", (int)(dot - s->name), s->name, layer, dot);
-    else snprintf(buf, size, "%s", s->name);
+    if (s->layered && layer > 0 && layer < 1000 && dot && size >= strlen(s->name) + 6) {
+        // "enc" ".L12" ".self_attn.q" without snprintf: a trace's JSON asks for every step's
+        size_t head = (size_t)(dot - s->name), n = head;
+        memcpy(buf, s->name, head);
+        buf[n++] = '.';
+        buf[n++] = 'L';
+        if (layer >= 100) buf[n++] = (char)('0' + layer / 100);
+        if (layer >= 10) buf[n++] = (char)('0' + layer / 10 % 10);
+        buf[n++] = (char)('0' + layer % 10);
+        strcpy(buf + n, dot);
+    } else if (s->layered && layer > 0 && dot)
+        snprintf(buf, size, "%.*s.L%d%s", (int)(dot - s->name), s->name, layer, dot);
+    else if (strlen(s->name) < size)
+        strcpy(buf, s->name);
+    else
+        snprintf(buf, size, "%s", s->name);
     return buf;
 }
 

@@ -92,6 +92,58 @@ static const char *cached_text(TextCache *c, const void *key, int n, bool labels
     return c->text + at;
 }
 
+// The steps go out through one buffer of our own, in large writes: a toy
+// trace is 1,700 steps of a dozen short pieces each, and stdio's per-call
+// work (locking, printf's format parsing) was a quarter of the command.
+typedef struct {
+    FILE *fp;
+    char *buf;
+    size_t len, cap;  // cap: at least 64
+} Out;
+
+static void out_flush(Out *o) {
+    fwrite(o->buf, 1, o->len, o->fp);
+    o->len = 0;
+}
+
+static char *out_room(Out *o, size_t n) {  // n <= o->cap
+    if (o->len + n > o->cap) out_flush(o);
+    return o->buf + o->len;
+}
+
+static void out_bytes(Out *o, const char *s, size_t n) {
+    if (n > o->cap / 2) {  // a long piece goes out as it is
+        out_flush(o);
+        fwrite(s, 1, n, o->fp);
+        return;
+    }
+    memcpy(out_room(o, n), s, n);
+    o->len += n;
+}
+
+static void out_text(Out *o, const char *s) { out_bytes(o, s, strlen(s)); }
+
+static void out_int(Out *o, int v) {
+    char *p = out_room(o, 12), digits[12];
+    unsigned u = v < 0 ? 0u - (unsigned)v : (unsigned)v;
+    int n = 0;
+    do digits[n++] = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0) *p++ = '-', o->len++;
+    for (int i = 0; i < n; i++) p[i] = digits[n - 1 - i];
+    o->len += (size_t)n;
+}
+
+static void out_string(Out *o, const char *s) {  // as a JSON string
+    size_t n = strlen(s);
+    if (6 * n + 2 > o->cap / 2) {
+        out_flush(o);
+        json_write_string(o->fp, s);
+        return;
+    }
+    o->len += json_quote(out_room(o, 6 * n + 2), s);
+}
+
 // The most bytes n labels take as JSON strings with commas.
 static size_t labels_bytes(const char *const *labels, int n) {
     size_t bytes = 1;
@@ -99,62 +151,41 @@ static size_t labels_bytes(const char *const *labels, int n) {
     return bytes;
 }
 
-// A step's values, written in large pieces: the numbers are most of a trace's JSON.
-static void write_values(FILE *fp, const Step *s, TextCache *cache) {
-    char buf[16384];
-    size_t len = 0;
-    buf[len++] = '[';
+// A step's values: the numbers are most of a trace's JSON.
+static void write_values(Out *o, const Step *s, TextCache *cache) {
+    out_bytes(o, "[", 1);
     for (int r = 0; r < s->rows; r++) {
         const float *row = trace_row(s, r);
         size_t n;
         const char *text = cached_text(cache, row, s->cols, false, (size_t)s->cols * (JSON_FLOAT_MAX + 1) + 1, &n);
-        if (r) buf[len++] = ',';
-        buf[len++] = '[';
-        if (text && len + n + 4 <= sizeof buf) {
-            memcpy(buf + len, text, n);
-            len += n;
-        } else if (text) {  // longer than the buffer: out as it is
-            fwrite(buf, 1, len, fp);
-            fwrite(text, 1, n, fp);
-            len = 0;
-        } else
+        out_bytes(o, r ? ",[" : "[", r ? 2 : 1);
+        if (text) out_bytes(o, text, n);
+        else  // memory ran out for the cache: formatted as they come
             for (int k = 0; k < s->cols; k++) {
-                if (len > sizeof buf - JSON_FLOAT_MAX - 8) {  // room for a number and the brackets after it
-                    fwrite(buf, 1, len, fp);
-                    len = 0;
-                }
-                if (k) buf[len++] = ',';
-                len += (size_t)json_format_float(buf + len, row[k]);
+                char *p = out_room(o, JSON_FLOAT_MAX + 1);
+                if (k) *p++ = ',', o->len++;
+                o->len += (size_t)json_format_float(p, row[k]);
             }
-        buf[len++] = ']';
-        if (len > sizeof buf - 8) {
-            fwrite(buf, 1, len, fp);
-            len = 0;
-        }
+        out_bytes(o, "]", 1);
     }
-    buf[len++] = ']';
-    fwrite(buf, 1, len, fp);
+    out_bytes(o, "]", 1);
 }
 
-static void write_labels(FILE *fp, const char *const *labels, int n, TextCache *cache) {
+static void write_labels(Out *o, const char *const *labels, int n, TextCache *cache) {
     if (!labels) {
-        fputs("null", fp);
+        out_text(o, "null");
         return;
     }
     size_t len;
     const char *text = cache ? cached_text(cache, labels, n, true, labels_bytes(labels, n), &len) : NULL;
-    if (text) {
-        fputc('[', fp);
-        fwrite(text, 1, len, fp);
-        fputc(']', fp);
-        return;
-    }
-    fputc('[', fp);
-    for (int i = 0; i < n; i++) {
-        if (i) fputc(',', fp);
-        json_write_string(fp, labels[i]);
-    }
-    fputc(']', fp);
+    out_bytes(o, "[", 1);
+    if (text) out_bytes(o, text, len);
+    else
+        for (int i = 0; i < n; i++) {
+            if (i) out_bytes(o, ",", 1);
+            out_string(o, labels[i]);
+        }
+    out_bytes(o, "]", 1);
 }
 
 static void write_ids(FILE *fp, const char *key, const Vocab *v, const int *ids, int n) {
@@ -232,23 +263,39 @@ void trace_json_about(const Trace *t, FILE *fp, const char *src_text) {
     fputc('}', fp);
 }
 
-void trace_json_step_about(FILE *fp, const Step *s, void *cache) {
+static void step_about(Out *o, const Step *s, TextCache *cache) {
     char id[128];
-    fputs("\"stage\":", fp);
-    json_write_string(fp, trace_stage_id(s, id, sizeof id));
-    fputs(",\"kind\":", fp);
-    json_write_string(fp, s->kind);
-    fprintf(fp, ",\"layer\":%d,\"head\":%d,\"step\":%d,\"shape\":[%d,%d],\"symbolic_shape\":[", s->layer, s->head, s->dstep, s->rows,
-            s->cols);
-    json_write_string(fp, s->sym_rows);
-    fputc(',', fp);
-    json_write_string(fp, s->sym_cols);
-    fputs("],\"formula\":", fp);
-    json_write_string(fp, s->formula);
-    fputs(",\"row_labels\":", fp);
-    write_labels(fp, s->row_labels, s->rows, cache);
-    fputs(",\"col_labels\":", fp);
-    write_labels(fp, s->col_labels, s->cols, cache);
+    out_text(o, "\"stage\":");
+    out_string(o, trace_stage_id(s, id, sizeof id));
+    out_text(o, ",\"kind\":");
+    out_string(o, s->kind);
+    out_text(o, ",\"layer\":");
+    out_int(o, s->layer);
+    out_text(o, ",\"head\":");
+    out_int(o, s->head);
+    out_text(o, ",\"step\":");
+    out_int(o, s->dstep);
+    out_text(o, ",\"shape\":[");
+    out_int(o, s->rows);
+    out_bytes(o, ",", 1);
+    out_int(o, s->cols);
+    out_text(o, "],\"symbolic_shape\":[");
+    out_string(o, s->sym_rows);
+    out_bytes(o, ",", 1);
+    out_string(o, s->sym_cols);
+    out_text(o, "],\"formula\":");
+    out_string(o, s->formula);
+    out_text(o, ",\"row_labels\":");
+    write_labels(o, s->row_labels, s->rows, cache);
+    out_text(o, ",\"col_labels\":");
+    write_labels(o, s->col_labels, s->cols, cache);
+}
+
+void trace_json_step_about(FILE *fp, const Step *s, void *cache) {
+    char buf[4096];
+    Out o = {fp, buf, 0, sizeof buf};
+    step_about(&o, s, cache);
+    out_flush(&o);
 }
 
 // in_last: per step, the last step of the steps sharing its rows (itself when
@@ -262,19 +309,27 @@ static int write_json(const Trace *t, FILE *fp, const char *src_text, const int 
         more->write(fp, more->ctx);
     }
     fputs(",\"steps\":[\n", fp);
+    Out out = {fp, malloc(1 << 16), 0, 1 << 16}, *o = &out;
+    if (!out.buf) return -1;
     TextCache cache = {0};
     for (int i = 0; i < t->n_steps; i++) {
         const Step *s = &t->steps[i];
-        fprintf(fp, "%s{\"index\":%d,", i ? ",\n" : "", i);
-        trace_json_step_about(fp, s, &cache);
+        out_text(o, i ? ",\n{\"index\":" : "{\"index\":");
+        out_int(o, i);
+        out_bytes(o, ",", 1);
+        step_about(o, s, &cache);
         if (in_last && in_last[i] != i) {
-            fprintf(fp, ",\"values\":null,\"values_in\":%d}", in_last[i]);
+            out_text(o, ",\"values\":null,\"values_in\":");
+            out_int(o, in_last[i]);
+            out_bytes(o, "}", 1);
             continue;
         }
-        fputs(",\"values\":", fp);
-        write_values(fp, s, &cache);
-        fputc('}', fp);
+        out_text(o, ",\"values\":");
+        write_values(o, s, &cache);
+        out_bytes(o, "}", 1);
     }
+    out_flush(o);
+    free(out.buf);
     cache_deinit(&cache);
     fputs("\n]}\n", fp);
     return ferror(fp) ? -1 : 0;
