@@ -248,7 +248,7 @@ static void test_zoom_enlarges(void **state) {
     if (w < w0 * 14 / 10) fail_msg("three Ctrl++ (1.52 times): expected: cells of at least %d px, got: %d px", w0 * 14 / 10, w);
     expect_contains("status", app_status(a), "152%");
     // the view no longer fits: the wheel brings its lower rows under the pointer
-    int x = 200, y = 500;
+    int x = 420, y = 500;  // a cell of the view, right of the map of the model
     mouse(a, SDL_MOUSEMOTION, x, y);
     char was[512];
     snprintf(was, sizeof was, "%s", app_status(a));

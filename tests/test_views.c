@@ -15,6 +15,8 @@
 // runs them.
 
 #include "app_fixture.h"
+#include "archmap.h"
+#include "stage.h"
 #include "settings_panel.h"
 
 // ---- golden images -----------------------------------------------------------------
@@ -560,7 +562,10 @@ static void test_history_page_key(void **state) {
         if (gfx_resize(f->g, sizes[i][0], sizes[i][1])) fail_msg("gfx_resize %d×%d failed", sizes[i][0], sizes[i][1]);
         app_draw(f->a);
     }
-    // a click on the first step's button
+    // a click on the first step's button, the map of the model hidden (P): the page at the window's left
+    for (int i = 0; i < 3 && !app_map_hidden(f->a); i++) key(f->a, SDLK_p, KMOD_NONE);
+    expect_int("P hides the map within three presses", app_map_hidden(f->a), 1);
+    app_draw(f->a);
     SDL_Event e = {.type = SDL_MOUSEBUTTONDOWN};
     e.button.button = SDL_BUTTON_LEFT;
     for (int y = 400; y < 800 && app_history_snapshot(f->a) != 0; y += 3)  // below the view: the curve, then the buttons
@@ -632,8 +637,87 @@ static void test_c_names_the_map(void **state) {
     expect_contains("status after C twice", app_status(f->a), cmap_name(CMAP_MAGMA));
 }
 
+// Every box of the map of the model a click reaches, from the step shown:
+// their stage ids in found (a space-separated list). Every click keeps the
+// decoding step (a decoder box) and the head (a value per head).
+static void map_clicks(Gfx *g, const Trace *t, int step, SDL_Rect area, char *found, size_t size) {
+    const Step *now = trace_step(t, step);
+    found[0] = '\0';
+    for (int y = area.y; y < area.y + area.h; y += 3)
+        for (int x = area.x; x < area.x + area.w; x += 5) {
+            int to = amap_click(g, area, t, step, now->head, AMAP_FULL, LANG_EN, x, y);
+            if (to < 0) continue;
+            const Step *s = trace_step(t, to);
+            char id[128], word[132];
+            trace_stage_id(s, id, sizeof id);
+            bool decoder = s->stage->part != STAGE_SOURCE && s->stage->part != STAGE_ENCODER;
+            if (decoder && s->dstep != now->dstep) fail_msg("a click on %s went to decoding step %d, not %d", id, s->dstep, now->dstep);
+            int want = now->head > 0 ? now->head : 1;  // from a value of all heads, the first
+            if (s->stage->per_head && s->head != want) fail_msg("a click on %s went to head %d, not %d", id, s->head, want);
+            snprintf(word, sizeof word, " %s ", id);
+            if (!strstr(found, word) && strlen(found) + strlen(word) < size) strcat(found, word + (found[0] ? 1 : 0));
+        }
+}
+
+// The map of the model: shown beside the step, made from the trace for any
+// number of layers, the step's box highlighted; a click goes to a box's value
+// at the same decoding step and head; P cycles it full, small, hidden.
+static void test_architecture_map(void **state) {
+    Fixture *f = *state;
+    go_to(f->a, "dec.L2.cross_attn.weights", 2, 5);
+    app_draw(f->a);
+    SDL_Rect r = app_map_rect(f->a);
+    if (app_map_hidden(f->a) || r.w <= 0) fail_msg("the map of the model is not shown beside the step");
+    char found[4096];
+    SDL_Rect area = {0, 0, amap_width(f->g, AMAP_FULL, LANG_EN), 760};
+    map_clicks(f->g, app_trace(f->a), app_step(f->a), area, found, sizeof found);
+    static const char *const boxes[] = {"src.input", "enc.L1.self_attn.weights", "enc.L1.norm1", "enc.L1.ffn.out", "enc.L2.norm2",
+                                        "enc.output", "dec.input", "dec.look_ahead_mask", "dec.L1.self_attn.weights",
+                                        "dec.L1.cross_attn.weights", "dec.L2.norm3", "dec.output", "dec.probs", "dec.choice"};
+    for (size_t i = 0; i < sizeof boxes / sizeof *boxes; i++)
+        if (!strstr(found, boxes[i])) fail_msg("no box of the map goes to %s; the boxes go to: %s", boxes[i], found);
+    // through the window: a click on the map's source box goes to the source's input
+    int before = app_step(f->a);
+    for (int y = r.y; y < r.y + r.h && app_step(f->a) == before; y += 2)
+        for (int x = r.x; x < r.x + r.w / 2 && app_step(f->a) == before; x += 4)
+            mouse(f->a, SDL_MOUSEBUTTONDOWN, x, y);
+    char id[128];
+    if (app_step(f->a) == before) fail_msg("no click on the map moved from %s", stage(f->a, id, sizeof id));
+    expect_str("the map's first box", stage(f->a, id, sizeof id), "src.input");
+    // three layers of encoder and one of decoder: a zero model of that shape
+    const char *words[] = {"<pad>", "<unk>", "<bos>", "<eos>", "a", "b"};
+    Error err;
+    Vocab *src = voc_new(words, 6, &err), *tgt = voc_new(words, 6, &err);
+    Config c = {.d_model = 8, .nhead = 2, .n_enc = 3, .n_dec = 1, .d_ff = 16, .eps = 1e-5f, .max_len = 8, .src_vocab = 6, .tgt_vocab = 6};
+    Model *m = src && tgt ? mdl_new(&c, src, tgt, &err) : NULL;
+    if (!m) fail_msg("a zero model: %s", err.msg);
+    int ids[] = {4, 5, 4};
+    DecodeOptions o = {.mode = DECODE_GREEDY, .max_steps = 3, .show_top = 3, .ignore_eos = true};
+    Trace *t = trace_run(m, ids, 3, &o, &err);
+    if (!t) fail_msg("its trace: %s", err.msg);
+    int at = trace_find(t, "dec.L1.ffn.out", 0, 2);
+    if (at < 0) fail_msg("no dec.L1.ffn.out at step 2");
+    map_clicks(f->g, t, at, area, found, sizeof found);
+    static const char *const three[] = {"enc.L1.self_attn.weights", "enc.L2.self_attn.weights", "enc.L3.norm2", "dec.L1.cross_attn.weights",
+                                        "dec.L1.norm3"};
+    for (size_t i = 0; i < sizeof three / sizeof *three; i++)
+        if (!strstr(found, three[i])) fail_msg("3 + 1 layers: no box goes to %s; the boxes go to: %s", three[i], found);
+    if (strstr(found, "enc.L4") || strstr(found, "dec.L2")) fail_msg("3 + 1 layers: a box of a layer the model has not: %s", found);
+    trace_free(t);
+    mdl_free(m);
+    // P: full or small, then hidden within three presses, then shown again
+    for (int i = 0; i < 3 && !app_map_hidden(f->a); i++) key(f->a, SDLK_p, KMOD_NONE);
+    expect_int("P hides the map", app_map_hidden(f->a), 1);
+    app_draw(f->a);
+    expect_int("hidden, it takes no room", app_map_rect(f->a).w, 0);
+    key(f->a, SDLK_p, KMOD_NONE);
+    expect_int("P shows it again", app_map_hidden(f->a), 0);
+    expect_contains("the status line names it", app_status(f->a), "map of the model");
+}
+
 int main(void) {
     const struct CMUnitTest behaviour[] = {
+        cmocka_unit_test_setup_teardown(test_architecture_map, setup, teardown),
         cmocka_unit_test_setup_teardown(test_sliders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_silence_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kv_cache_key, setup, teardown),

@@ -64,6 +64,10 @@ void app_set_history_page(App *a, bool open) {
 }
 
 bool app_history_page(const App *a) { return a->history_page; }
+
+bool app_map_hidden(const App *a) { return app_map_mode(a) == AMAP_HIDDEN; }
+
+SDL_Rect app_map_rect(const App *a) { return a->lay.map; }
 bool app_page_open(const App *a) { return a->experiment || a->twin_page || a->history_page; }
 int app_history_snapshot(const App *a) { return a->history_page && a->hist.ready ? a->hist.at : -1; }
 
@@ -560,6 +564,18 @@ int app_next_tick(const App *a, Uint32 now) {
 // ---- drawing ---------------------------------------------------------------
 
 
+AmapMode app_map_mode(const App *a) {
+    if (a->map_chosen) return a->map_mode;
+    // beside a lesson's narration the view keeps its room: small, or hidden on a narrow screen
+    if (a->lesson && lm_panel_shown(a->lesson)) return gfx_width(a->g) >= 1200 ? AMAP_SMALL : AMAP_HIDDEN;
+    // views of several panels side by side need the width: small beside them
+    ViewState vs = app_view_state(a, false);
+    ViewSwitches sw = view_switches(&vs);
+    if ((sw.side_by_side && !a->view.no_side_by_side) || (sw.heads_grid && a->view.heads_grid) || (sw.kv_cache && a->view.kv_cache))
+        return AMAP_SMALL;
+    return gfx_width(a->g) >= 3 * amap_width(a->g, AMAP_FULL, a->lang) ? AMAP_FULL : AMAP_SMALL;  // a third of the width at most
+}
+
 void app_draw(App *a) {
     Gfx *g = a->g;
     const Theme *th = theme_get(a->dark);
@@ -570,7 +586,7 @@ void app_draw(App *a) {
     FrameContent content = {.settings_label = i18n(a->lang, S_SETTINGS_BUTTON), .info = bars_info(a->m, a->t, a->lang, info, sizeof info),
                             .counter = a->list ? counter : NULL, .lesson_panel = a->lesson && lm_panel_shown(a->lesson),
                             .lesson_strip = a->lesson && lm_panel_collapsed(a->lesson) ? lm_strip_width(g) : 0,
-                            .view = &a->view};
+                            .view = &a->view, .map_w = amap_width(g, app_map_mode(a), a->lang)};
     lay_frame(g, &content, &a->lay);
     a->view_zoomed = zoomed_view(a, &content);
     tb_draw(&a->tb, a->lay.text_box, th, a->lang, a->sentence);
@@ -578,6 +594,7 @@ void app_draw(App *a) {
     ViewState vs = app_view_state(a, true);
     bars_draw_chips(&a->bars, g, &a->lay, &vs);
     if (content.lesson_panel) lm_draw_panel(a->lesson, g, a->lay.lesson_panel, th, a->lang);
+    amap_draw(g, a->lay.map, a->t, a->step, app_map_mode(a), th, a->lang);
     if (app_page_open(a)) {  // in the page's place, drawn larger and panned when zoomed
         SDL_Rect outer = gfx_get_clip(g), clip;
         if (SDL_IntersectRect(&a->lay.page, &outer, &clip)) {

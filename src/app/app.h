@@ -63,6 +63,10 @@ bool app_twin_page(const App *a);
 // H: the page of the model's training history, open or closed (worked out when opened).
 void app_set_history_page(App *a, bool open);
 bool app_history_page(const App *a);
+// Whether the map of the model is hidden (P cycles it: full, small, hidden);
+// where the last frame drew it.
+bool app_map_hidden(const App *a);
+SDL_Rect app_map_rect(const App *a);
 // The snapshot the history page shows (0: untrained), or -1 when it is closed or has none.
 int app_history_snapshot(const App *a);
 void app_set_step(App *a, int step);

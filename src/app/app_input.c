@@ -139,6 +139,12 @@ static bool key_down(App *a, const SDL_Event *e) {
         a->cmap = (Colormap)((a->cmap + 1) % CMAP_COUNT);
         status_set(&a->status, i18n(a->lang, S_CMAP), cmap_name(a->cmap));  // the change is seen and named
         return true;
+    case SDLK_p:
+        if (ctrl) return false;
+        a->map_mode = (AmapMode)((app_map_mode(a) + 1) % AMAP_MODES);
+        a->map_chosen = true;
+        status_set(&a->status, "%s", i18n(a->lang, a->map_mode == AMAP_FULL ? S_MAP_SHOWN : a->map_mode == AMAP_SMALL ? S_MAP_SMALL : S_MAP_HIDDEN));
+        return true;
     case SDLK_m:
     case SDLK_g:
     case SDLK_v:
@@ -210,6 +216,11 @@ static bool mouse_down(App *a, const SDL_Event *e) {
         a->dragging = true;
         timeline_to(a, p.x);
         return true;
+    }
+    if (SDL_PointInRect(&p, &a->lay.map)) {  // a box of the map: its value at this decoding step
+        int to = amap_click(a->g, a->lay.map, a->t, a->step, a->last_head, app_map_mode(a), a->lang, p.x, p.y);
+        if (to >= 0) app_set_step(a, to);
+        return to >= 0;
     }
     const Step *s = trace_step(a->t, a->step);
     BarsClick c = bars_click(&a->bars, p.x, p.y);

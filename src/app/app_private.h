@@ -4,6 +4,7 @@
 #define TT_APP_PRIVATE_H
 
 #include "app.h"
+#include "archmap.h"
 #include "bars.h"
 #include "experiment.h"
 #include "history.h"
@@ -67,7 +68,13 @@ struct App {
     bool history_page;          // H: the training history in place of the step (history.h)
     HistData hist;              // what it shows, of t
     bool lesson_history;        // a lesson step opened it (history:)
+    AmapMode map_mode;          // P: the map of the model full, small or hidden,
+    bool map_chosen;            // once P was pressed; before, app_map_mode picks by the room
 };
+
+// The map of the model as drawn: P's choice, or full where the window has
+// room for it beside the step and small beside a lesson's narration.
+AmapMode app_map_mode(const App *a);
 
 // Whether a page is shown in place of the step (the experiment, two models, the training history).
 bool app_page_open(const App *a);

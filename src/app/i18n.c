@@ -44,6 +44,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "H\tthe training history: this step at each snapshot of training, and the loss curve\n"
                         "F2\tEnglish / \xE4\xB8\xAD\xE6\x96\x87\n"
                         "?\tshow / hide this help\n"
+                        "P\tthe map of the model: full, small, hidden (a click on it goes there)\n"
                         "O\tlessons: the picker\n"
                         "In a lesson: \xE2\x86\x92 / \xE2\x86\x90\tnext / previous lesson step\n"
                         "In a lesson: 1 \xE2\x80\xA6 6, Enter\tpick a choice, reveal the answer\n"
@@ -199,6 +200,13 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_L_BROKEN] = "has problems (see transformer-tracer lint)",
         [S_L_NONE] = "No lessons in %s",
         [S_L_SHAPE_HIDDEN] = "shown with the answer",
+        [S_MAP_ENCODER] = "Encoder",
+        [S_MAP_DECODER] = "Decoder",
+        [S_MAP_LAYER] = "Layer %d",
+        [S_MAP_STEP] = "step %d of %d",
+        [S_MAP_SHOWN] = "The map of the model: P makes it small",
+        [S_MAP_SMALL] = "The map of the model, small: P hides it",
+        [S_MAP_HIDDEN] = "The map of the model is hidden: P shows it",
     },
     [LANG_ZH_TW] = {
         [S_HEAD] = "第 %d 頭",
@@ -240,6 +248,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "H\t訓練歷程：這一步在訓練各個快照時的樣子，以及損失曲線\n"
                         "F2\tEnglish / 中文\n"
                         "?\t顯示／隱藏說明\n"
+                        "P\t模型架構圖：完整、縮小、隱藏（點一下就跳到那裡）\n"
                         "O\t單元：選擇單元\n"
                         "單元中：\xE2\x86\x92 / \xE2\x86\x90\t下一個／上一個單元步驟\n"
                         "單元中：1 \xE2\x80\xA6 6、Enter\t選擇答案、揭曉答案\n"
@@ -395,6 +404,13 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_L_BROKEN] = "有問題（請用 transformer-tracer lint 檢查）",
         [S_L_NONE] = "%s 裡沒有單元",
         [S_L_SHAPE_HIDDEN] = "揭曉答案時顯示",
+        [S_MAP_ENCODER] = "編碼器",
+        [S_MAP_DECODER] = "解碼器",
+        [S_MAP_LAYER] = "第 %d 層",
+        [S_MAP_STEP] = "第 %d 步，共 %d 步",
+        [S_MAP_SHOWN] = "模型架構圖：按 P 縮小",
+        [S_MAP_SMALL] = "模型架構圖（縮小）：按 P 隱藏",
+        [S_MAP_HIDDEN] = "模型架構圖已隱藏：按 P 顯示",
     },
 };
 

@@ -163,6 +163,13 @@ typedef enum {
     S_L_BROKEN,
     S_L_NONE,
     S_L_SHAPE_HIDDEN,   // the page's shape line while a lesson's question is open
+    S_MAP_ENCODER,      // the architecture map's towers
+    S_MAP_DECODER,
+    S_MAP_LAYER,        // "Layer %d"
+    S_MAP_STEP,         // the decoding step under the decoder: "step %d of %d"
+    S_MAP_SHOWN,        // the status line after P
+    S_MAP_SMALL,
+    S_MAP_HIDDEN,
     S_COUNT
 } StringId;
 

@@ -56,6 +56,12 @@ void lay_frame(Gfx *g, const FrameContent *c, Layout *o) {
         o->page.w -= panel_w + pad;
         o->lesson_panel = (SDL_Rect){o->page.x + o->page.w + pad, o->page.y, panel_w, o->page.h};
     }
+    o->map = (SDL_Rect){0};
+    if (c->map_w > 0 && c->map_w < o->page.w / 2) {  // the map of the model at the page's left
+        o->map = (SDL_Rect){o->page.x, o->page.y, c->map_w, o->page.h};
+        o->page.x += c->map_w + pad;
+        o->page.w -= c->map_w + pad;
+    }
     o->parts = lay_page(g, o->page, c->view);
     // play / pause, then the timeline; the status line under them
     int play_w = timeline_h * 3 / 2, tl_x = pad + play_w + pad / 2;

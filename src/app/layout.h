@@ -25,6 +25,7 @@ typedef struct {
     bool lesson_panel;           // the lesson's narration takes the right side
     int lesson_strip;            // > 0: folded to a strip this wide
     const ViewOptions *view;     // a lesson's code line and given matrix change the page; NULL: neither
+    int map_w;                   // the map of the model at the page's left (archmap.h); 0: none
 } FrameContent;
 
 typedef struct {
@@ -33,6 +34,7 @@ typedef struct {
     SDL_Rect text_box, list_prev, counter, list_next, info, help_button, settings_button;
     int chips_y;                 // the row of layer and head chips, view switches and the step number
     SDL_Rect page, lesson_panel; // the step page, and the lesson's narration (w 0: none)
+    SDL_Rect map;                // the map of the model (w 0: none)
     PageRects parts;             // inside page
     SDL_Rect play_button, timeline, status;
 } Layout;

@@ -163,6 +163,24 @@ char *stage_human_name(const StageInfo *s, int layer, StageLang lang, char *buf,
     return buf;
 }
 
+const char *stage_box_name(const StageInfo *s, StageLang lang) {
+    static const char *const boxes[STAGE_BLOCK_CHOICE + 1][2] = {
+        [STAGE_BLOCK_EMBEDDING] = {"Embedding + position", "嵌入＋位置"},
+        [STAGE_BLOCK_SELF_ATTN] = {"Self-attention", "自注意力"},
+        [STAGE_BLOCK_CROSS_ATTN] = {"Cross-attention", "交叉注意力"},
+        [STAGE_BLOCK_ADD_NORM] = {"Add & Norm", "殘差與正規化"},
+        [STAGE_BLOCK_FFN] = {"Feed-forward", "前饋網路"},
+        [STAGE_BLOCK_FINAL_NORM] = {"Final LayerNorm", "最後的層正規化"},
+        [STAGE_BLOCK_PROJECTION] = {"Linear + softmax", "線性層＋softmax"},
+        [STAGE_BLOCK_CHOICE] = {"Next token", "選出下一個詞元"},
+    };
+    int z = lang == STAGE_ZH_TW;
+    if (s->block == STAGE_BLOCK_MASK) return s->part == STAGE_SOURCE ? (z ? "填補遮罩" : "Padding mask") : (z ? "前瞻遮罩" : "Look-ahead mask");
+    if (s->block == STAGE_BLOCK_SELF_ATTN && s->part == STAGE_DECODER) return z ? "遮罩自注意力" : "Masked self-attention";
+    if (s->block == STAGE_BLOCK_FINAL_NORM && s->part == STAGE_ENCODER) return z ? "記憶（最後的正規化）" : "Memory (final norm)";
+    return boxes[s->block][z];
+}
+
 const StageInfo *stage_kv_cache(int which) { return stage_find(which ? "dec.self_attn.v" : "dec.self_attn.k"); }
 
 int stage_group(StageGroup g, const StageInfo **out, int max) {

@@ -87,6 +87,9 @@ char *stage_id(const StageInfo *s, int layer, char *buf, size_t size);
 // The human name, e.g. "Encoder layer 1 · self-attention · weights" /
 // 「編碼器第 1 層・自注意力・權重」. Returns buf.
 char *stage_human_name(const StageInfo *s, int layer, StageLang lang, char *buf, size_t size);
+// The name of the box the stage is computed in on the architecture map
+// ("Masked self-attention", "Add & Norm", "Linear + softmax" …).
+const char *stage_box_name(const StageInfo *s, StageLang lang);
 // What a KV cache keeps: the decoder self-attention's K (which 0) and V
 // (which 1), the rows a decoder need not compute again at the next step.
 const StageInfo *stage_kv_cache(int which);
