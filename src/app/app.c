@@ -565,9 +565,13 @@ int app_next_tick(const App *a, Uint32 now) {
 
 
 AmapMode app_map_mode(const App *a) {
-    if (a->map_chosen) return a->map_mode;
+    bool narration = a->lesson && lm_panel_shown(a->lesson);
+    if (a->map_chosen) {  // full where it leaves the step at least half the room it has, else small
+        int room = gfx_width(a->g) * (narration ? 66 : 100) / 100;
+        return a->map_mode == AMAP_FULL && 2 * amap_width(a->g, AMAP_FULL, a->lang) >= room ? AMAP_SMALL : a->map_mode;
+    }
     // beside a lesson's narration the view keeps its room: small, or hidden on a narrow screen
-    if (a->lesson && lm_panel_shown(a->lesson)) return gfx_width(a->g) >= 1200 ? AMAP_SMALL : AMAP_HIDDEN;
+    if (narration) return gfx_width(a->g) >= 1200 ? AMAP_SMALL : AMAP_HIDDEN;
     // views of several panels side by side need the width: small beside them
     ViewState vs = app_view_state(a, false);
     ViewSwitches sw = view_switches(&vs);
