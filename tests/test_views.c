@@ -15,7 +15,10 @@
 // runs them.
 
 #include "app_fixture.h"
+
+#include <math.h>
 #include "archmap.h"
+#include "view_private.h"
 #include "stage.h"
 #include "settings_panel.h"
 
@@ -715,9 +718,59 @@ static void test_architecture_map(void **state) {
     expect_contains("the status line names it", app_status(f->a), "map of the model");
 }
 
+// Signed values on a map centred on 0 (white at 0, purple below, orange
+// above), weights on the sequential map from 0 to 1; Shift+C's shared scale
+// covers every head of the layer and every decoding step.
+static void test_colour_scales(void **state) {
+    (void)state;
+    Trace *t = trace_of(SENTENCE);
+    Error err;
+    Gfx *g = gfx_new(W, H, font, &err);
+    if (!g) fail_msg("gfx_new: %s", err.msg);
+    expect_int("0 is white-ish", (int)(cmap_diverging(0.5f) & 0xFFFFFF), 0xf7f7f7);
+    Color lo = cmap_diverging(0.0f), hi = cmap_diverging(1.0f);
+    if (!((lo & 0xFF) > ((lo >> 16) & 0xFF) && ((hi >> 16) & 0xFF) > (hi & 0xFF)))
+        fail_msg("expected: purple (more blue than red) below, orange (more red than blue) above: %06x, %06x", lo & 0xFFFFFF, hi & 0xFFFFFF);
+    SDL_Rect area = {0, 0, W, H};
+    ViewState vs = {.model = model, .trace = t, .theme = theme_get(false), .hover_row = -1, .hover_col = -1, .font_px = 18, .lang = LANG_EN};
+    int scores = trace_find(t, "dec.L1.cross_attn.scores", 2, 3), weights = trace_find(t, "dec.L1.cross_attn.weights", 2, 3);
+    const Step *s = trace_step(t, scores);
+    HeatLayout L = heat_layout(g, area, &vs, s, true, true, true);
+    if (!L.diverging || L.lo != -L.hi || L.hi <= 0.0f) fail_msg("scores: expected a scale symmetric about 0, got %g to %g", L.lo, L.hi);
+    float most = 0.0f;
+    for (int r = 0; r < s->rows; r++)
+        for (int c = 0; c < s->cols; c++) most = fmaxf(most, fabsf(trace_row(s, r)[c]));
+    if (L.hi != most) fail_msg("scores: expected the scale to reach the largest magnitude %g, got %g", most, L.hi);
+    HeatLayout W8 = heat_layout(g, area, &vs, trace_step(t, weights), true, true, true);
+    if (W8.diverging || W8.lo != 0.0f || W8.hi != 1.0f) fail_msg("weights: expected the sequential map from 0 to 1, got %g to %g", W8.lo, W8.hi);
+    // shared: every head of layer 1's cross-attention scores, every step; a
+    // step of smaller values than the largest is drawn on the larger scale
+    vs.opt.shared_scale = true;
+    float all = 0.0f;
+    int smaller = -1;
+    for (int i = 0; i < trace_count(t); i++) {
+        const Step *o = trace_step(t, i);
+        if (o->stage != s->stage || o->layer != 1) continue;
+        for (int r = 0; r < o->rows; r++)
+            for (int c = 0; c < o->cols; c++) all = fmaxf(all, fabsf(trace_row(o, r)[c]));
+    }
+    for (int i = 0; i < trace_count(t) && smaller < 0; i++) {
+        const Step *o = trace_step(t, i);
+        vs.opt.shared_scale = false;
+        if (o->stage == s->stage && o->layer == 1 && heat_layout(g, area, &vs, o, true, true, true).hi < all) smaller = i;
+    }
+    vs.opt.shared_scale = true;
+    if (smaller < 0) fail_msg("no step of smaller scores than the largest, %g", all);
+    HeatLayout S = heat_layout(g, area, &vs, trace_step(t, smaller), true, true, true);
+    if (S.hi != all || S.lo != -all) fail_msg("shared: expected ±%g, got %g to %g", all, S.lo, S.hi);
+    gfx_free(g);
+    trace_free(t);
+}
+
 int main(void) {
     const struct CMUnitTest behaviour[] = {
         cmocka_unit_test_setup_teardown(test_architecture_map, setup, teardown),
+        cmocka_unit_test(test_colour_scales),
         cmocka_unit_test_setup_teardown(test_sliders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_silence_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kv_cache_key, setup, teardown),

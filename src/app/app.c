@@ -572,7 +572,8 @@ AmapMode app_map_mode(const App *a) {
     }
     // beside a lesson's narration the view keeps its room: small, or hidden on a narrow screen
     if (narration) return gfx_width(a->g) >= 1200 ? AMAP_SMALL : AMAP_HIDDEN;
-    // views of several panels side by side need the width: small beside them
+    // views of several panels side by side and the pages in the step's place need the width: small beside them
+    if (app_page_open(a)) return AMAP_SMALL;
     ViewState vs = app_view_state(a, false);
     ViewSwitches sw = view_switches(&vs);
     if ((sw.side_by_side && !a->view.no_side_by_side) || (sw.heads_grid && a->view.heads_grid) || (sw.kv_cache && a->view.kv_cache))

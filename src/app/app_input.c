@@ -136,6 +136,11 @@ static bool key_down(App *a, const SDL_Event *e) {
         return !ctrl;
     case SDLK_c:
         if (ctrl) return false;
+        if (shift) {  // heads and steps compared on one scale
+            a->view.shared_scale = !a->view.shared_scale;
+            status_set(&a->status, "%s", i18n(a->lang, a->view.shared_scale ? S_SHARED_SCALE_ON : S_SHARED_SCALE_OFF));
+            return true;
+        }
         a->cmap = (Colormap)((a->cmap + 1) % CMAP_COUNT);
         status_set(&a->status, i18n(a->lang, S_CMAP), cmap_name(a->cmap));  // the change is seen and named
         return true;

@@ -117,7 +117,7 @@ void xp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const XpData *x) {
         for (int h = 0; h < H; h++) {
             float d = x->cmp.each_head[r * H + h] - base;
             SDL_Rect cell = {hx + name_w + h * cell_w, cy, cell_w - gfx_px(g, 2), row_h - gfx_px(g, 2)};
-            Color fill = cmap_color(vs->cmap, 0.5f + 0.5f * d / most);
+            Color fill = cmap_diverging(0.5f + 0.5f * d / most);  // a change of the loss: signed, 0 in white
             gfx_fill(g, cell, fill);
             if (abl_head(abl, part, layer, h + 1)) gfx_frame(g, cell, gfx_px(g, 2), th->accent);
             snprintf(line, sizeof line, "%+.3f", (double)d);

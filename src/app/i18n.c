@@ -31,7 +31,8 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "Ctrl + + / \xE2\x88\x92 / 0\tlarger / smaller / normal size\n"
                         "F11\tfull screen\n"
                         "T\tlight / dark theme\n"
-                        "C\tnext colour map\n"
+                        "C\tnext colour map (signed values: purple \xE2\x80\x93 white \xE2\x80\x93 orange around 0)\n"
+                        "Shift + C\tone colour scale for every head of the layer and every step (on / off)\n"
                         "M\tmask, scores, masked scores, weights side by side (on / off)\n"
                         "G\tall heads of the layer and their average\n"
                         "V\tattention as lines between the words\n"
@@ -57,7 +58,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                             "In a web page: Alt + Enter\tfull screen (the browser keeps F11)\n"
                             "In a web page: Alt + O, or drop a file\topen a lesson (.lesson) or a sentence list",
         [S_SAVED] = "Saved %s",
-        [S_CMAP] = "Colour map: %s (C: the next one)",
+        [S_CMAP] = "Colour map: %s (C: the next one); signed values: purple \xE2\x80\x93 white at 0 \xE2\x80\x93 orange",
         [S_ZOOMED] = "Zoom %d%%: the wheel pans the view (Shift+wheel: across); Ctrl+0: normal size",
         [S_TYPE_SENTENCE] = "Type an English sentence and press Enter",
         [S_UNKNOWN_WORDS] = "Not in the vocabulary, read as <unk>:%s",
@@ -200,6 +201,8 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_L_BROKEN] = "has problems (see transformer-tracer lint)",
         [S_L_NONE] = "No lessons in %s",
         [S_L_SHAPE_HIDDEN] = "shown with the answer",
+        [S_SHARED_SCALE_ON] = "One colour scale for every head of the layer and every decoding step (Shift+C: each matrix its own)",
+        [S_SHARED_SCALE_OFF] = "Each matrix its own colour scale (Shift+C: one for every head of the layer and every step)",
         [S_MAP_ENCODER] = "Encoder",
         [S_MAP_DECODER] = "Decoder",
         [S_MAP_LAYER] = "Layer %d",
@@ -235,7 +238,8 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "Ctrl + + / \xE2\x88\x92 / 0\t放大／縮小／原始大小\n"
                         "F11\t全螢幕\n"
                         "T\t淺色／深色主題\n"
-                        "C\t下一個色彩對應\n"
+                        "C\t下一個色彩對應（有正負的數值：以 0 為中心，紫－白－橙）\n"
+                        "Shift + C\t同一層的每個頭、每一步共用一個色彩尺度（開／關）\n"
                         "M\t遮罩、分數、遮罩後分數、權重並排（開／關）\n"
                         "G\t該層所有注意力頭及其平均\n"
                         "V\t以連線顯示注意力\n"
@@ -261,7 +265,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                             "網頁中：Alt + Enter\t全螢幕（F11 由瀏覽器使用）\n"
                             "網頁中：Alt + O，或拖放檔案\t開啟課程（.lesson）或句子清單",
         [S_SAVED] = "已儲存 %s",
-        [S_CMAP] = "色彩對應：%s（C：下一個）",
+        [S_CMAP] = "色彩對應：%s（C：下一個）；有正負的數值：紫色－0 為白色－橙色",
         [S_ZOOMED] = "縮放 %d%%：滾輪移動檢視（Shift+滾輪：左右）；Ctrl+0：正常大小",
         [S_TYPE_SENTENCE] = "輸入英文句子，按 Enter 執行",
         [S_UNKNOWN_WORDS] = "不在詞彙表中，以 <unk> 代替：%s",
@@ -404,6 +408,8 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_L_BROKEN] = "有問題（請用 transformer-tracer lint 檢查）",
         [S_L_NONE] = "%s 裡沒有單元",
         [S_L_SHAPE_HIDDEN] = "揭曉答案時顯示",
+        [S_SHARED_SCALE_ON] = "同一層的每個頭、每個解碼步驟共用一個色彩尺度（Shift+C：每個矩陣各用各的）",
+        [S_SHARED_SCALE_OFF] = "每個矩陣各用自己的色彩尺度（Shift+C：同一層的每個頭、每一步共用一個）",
         [S_MAP_ENCODER] = "編碼器",
         [S_MAP_DECODER] = "解碼器",
         [S_MAP_LAYER] = "第 %d 層",

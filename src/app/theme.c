@@ -13,19 +13,28 @@ static const Color stops[CMAP_COUNT][10] = {
 
 static const char *names[CMAP_COUNT] = {"viridis", "cividis", "magma", "greys"};
 
-Color cmap_color(Colormap m, float t) {
+// n stops evenly spaced over t in [0, 1], interpolated linearly.
+static Color interpolate(const Color *stop, int n, float t) {
     if (!(t >= 0.0f)) t = 0.0f;  // NaN too
     if (t > 1.0f) t = 1.0f;
-    float f = t * 9.0f;
+    float f = t * (float)(n - 1);
     int i = (int)f;
-    if (i >= 9) return 0xFF000000u | stops[m][9];
+    if (i >= n - 1) return 0xFF000000u | stop[n - 1];
     float u = f - (float)i;
-    Color a = stops[m][i], b = stops[m][i + 1], out = 0xFF000000u;
+    Color a = stop[i], b = stop[i + 1], out = 0xFF000000u;
     for (int s = 0; s <= 16; s += 8) {
         float ca = (float)((a >> s) & 255), cb = (float)((b >> s) & 255);
         out |= (Color)lroundf(ca + (cb - ca) * u) << s;
     }
     return out;
+}
+
+Color cmap_color(Colormap m, float t) { return interpolate(stops[m], 10, t); }
+
+Color cmap_diverging(float t) {
+    static const Color puor[11] = {0x2d004b, 0x542788, 0x8073ac, 0xb2abd2, 0xd8daeb, 0xf7f7f7,
+                                   0xfee0b6, 0xfdb863, 0xe08214, 0xb35806, 0x7f3b08};
+    return interpolate(puor, 11, t);
 }
 
 const char *cmap_name(Colormap m) { return names[m]; }

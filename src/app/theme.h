@@ -12,6 +12,9 @@ typedef enum { CMAP_VIRIDIS, CMAP_CIVIDIS, CMAP_MAGMA, CMAP_GREYS, CMAP_COUNT } 
 
 // The map's colour at t in [0, 1] (clamped).
 Color cmap_color(Colormap m, float t);
+// The map for signed values: purple below 0, white at 0 (t = 0.5), orange
+// above (ColorBrewer's PuOr, reversed: safe for the common colour blindness).
+Color cmap_diverging(float t);
 const char *cmap_name(Colormap m);
 
 typedef struct {

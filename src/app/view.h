@@ -42,6 +42,7 @@ typedef struct {
     bool lines;             // v: attention weights as lines between the tokens
     bool no_gold;           // a: hide the gold alignment over cross-attention
     bool kv_cache;          // k: a decoder stage at step t beside step t − 1 (on K and V: every layer's cache)
+    bool shared_scale;      // Shift+C: one colour scale for a stage over every head of its layer and every decoding step
     bool hide_shape;        // lessons: a question is open, and the page's shape line would answer it
     int n_highlight;        // lessons: cells outlined in heatmaps
     struct {

@@ -17,14 +17,13 @@ static bool causal_masked(const ViewState *vs, const Step *s, int r, int c) {
     return c > r && s->stage->causal && !trace_options(vs->trace)->no_look_ahead_mask;
 }
 
-static void value_range(const Step *s, float *lo, float *hi) {
-    if (unit_scale(s)) {
-        *lo = 0.0f;
-        *hi = 1.0f;
-        return;
-    }
-    *lo = INFINITY;
-    *hi = -INFINITY;
+// Signed values (vectors, scores) are drawn on a map centred on 0.
+static bool signed_values(const Step *s) {
+    StageKind k = s->stage->kind_id;
+    return k == STAGE_KIND_MATRIX || k == STAGE_KIND_SCORES;
+}
+
+static void grow_range(const Step *s, float *lo, float *hi) {
     for (int r = 0; r < s->rows; r++)
         for (int c = 0; c < s->cols; c++) {
             float v = trace_row(s, r)[c];
@@ -32,8 +31,38 @@ static void value_range(const Step *s, float *lo, float *hi) {
             *lo = fminf(*lo, v);
             *hi = fmaxf(*hi, v);
         }
+}
+
+// The colour scale: 0 to 1 for weights and probabilities; the values' own
+// range otherwise, or with the scale shared, that of the stage over every
+// head of its layer and every decoding step, so heads and steps compare;
+// symmetric about 0 for signed values.
+static void value_range(const ViewState *vs, const Step *s, float *lo, float *hi) {
+    if (unit_scale(s)) {
+        *lo = 0.0f;
+        *hi = 1.0f;
+        return;
+    }
+    *lo = INFINITY;
+    *hi = -INFINITY;
+    if (vs->opt.shared_scale)
+        for (int i = 0; i < trace_count(vs->trace); i++) {
+            const Step *o = trace_step(vs->trace, i);
+            if (o->stage == s->stage && o->layer == s->layer) grow_range(o, lo, hi);
+        }
+    grow_range(s, lo, hi);
     if (!(*lo <= *hi)) *lo = *hi = 0.0f;
+    if (signed_values(s)) {
+        float m = fmaxf(fabsf(*lo), fabsf(*hi));
+        *lo = -m;
+        *hi = m;
+    }
     if (*hi - *lo < 1e-6f) *hi = *lo + 1e-6f;
+}
+
+Color heat_color(const ViewState *vs, const HeatLayout *L, float v) {
+    float t = (v - L->lo) / (L->hi - L->lo);
+    return L->diverging ? cmap_diverging(t) : cmap_color(vs->cmap, t);
 }
 
 // A row's label: the query token, and for attention rows (and the mask over
@@ -149,7 +178,8 @@ HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s
             L.value_px = v;
             break;
         }
-    value_range(s, &L.lo, &L.hi);
+    value_range(vs, s, &L.lo, &L.hi);
+    L.diverging = signed_values(s);
     return L;
 }
 
@@ -170,7 +200,7 @@ static void draw_colorbar(Gfx *g, const HeatLayout *L, const ViewState *vs, cons
     }
     for (int y = 0; y < L->bar.h; y++) {
         float u = 1.0f - (float)y / (float)(L->bar.h > 1 ? L->bar.h - 1 : 1);
-        gfx_fill(g, (SDL_Rect){L->bar.x, L->bar.y + y, L->bar.w, 1}, cmap_color(vs->cmap, u));
+        gfx_fill(g, (SDL_Rect){L->bar.x, L->bar.y + y, L->bar.w, 1}, heat_color(vs, L, L->lo + u * (L->hi - L->lo)));
     }
     gfx_frame(g, L->bar, 1, t->panel_edge);
     char buf[32];
@@ -180,10 +210,14 @@ static void draw_colorbar(Gfx *g, const HeatLayout *L, const ViewState *vs, cons
     view_format_value(buf, sizeof buf, L->lo);
     gfx_text(g, x, SDL_max(L->bar.y + L->bar.h - lh, L->bar.y + lh), buf, L->small_px, t->text_dim, GFX_LEFT);
     // the masked cells named beside the bar's middle: −∞ before the softmax, an exact 0 after it
+    if (L->diverging && L->bar.h >= 4 * lh)  // the centre of a signed scale
+        gfx_text(g, x, L->bar.y + L->bar.h / 2 - lh / 2, "0", L->small_px, t->text_dim, GFX_LEFT);
     bool masks = causal_masked(vs, s, 0, 1) && (s->stage->kind_id == STAGE_KIND_ATTENTION || s->stage->kind_id == STAGE_KIND_SCORES);
-    if (!masks || L->bar.h < 4 * lh) return;
+    if (!masks || L->bar.h < (L->diverging ? 6 : 4) * lh) return;
     bool zero = s->stage->kind_id == STAGE_KIND_ATTENTION;
-    SDL_Rect sw = {x, L->bar.y + L->bar.h / 2 - L->bar.w / 2, L->bar.w, L->bar.w};
+    // at the bar's middle, or between 0 and the bottom on a signed scale, whose middle says 0
+    int mid = L->diverging ? L->bar.y + L->bar.h * 3 / 4 : L->bar.y + L->bar.h / 2;
+    SDL_Rect sw = {x, mid - L->bar.w / 2, L->bar.w, L->bar.w};
     gfx_fill(g, sw, zero ? t->background : t->masked);
     if (!zero) gfx_hatch(g, sw, gfx_px(g, 7), t->panel_edge);
     gfx_frame(g, sw, 1, t->panel_edge);
@@ -271,7 +305,7 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
             // −∞ (a masked score) hatched grey; the exact 0 the softmax makes of it left blank, edged
             bool zero = causal_masked(vs, s, r, c) && s->stage->kind_id == STAGE_KIND_ATTENTION && v == 0.0f;
             bool masked = !zero && (isinf(v) || causal_masked(vs, s, r, c));
-            Color fill = masked ? t->masked : zero ? t->background : cmap_color(vs->cmap, (v - L.lo) / (L.hi - L.lo));
+            Color fill = masked ? t->masked : zero ? t->background : heat_color(vs, &L, v);
             gfx_fill(g, cell, fill);
             if (masked) gfx_hatch(g, cell, gfx_px(g, 7), t->panel_edge);  // never mistaken for a small value
             if (zero) gfx_frame(g, cell, 1, t->panel_edge);
@@ -302,7 +336,7 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
         float v = trace_row(s, r)[c], half = 0.5f * (float)(L.cell_w < L.cell_h ? L.cell_w : L.cell_h), radius = 0.72f * half;
         float cx = (float)L.grid.x + ((float)c + 0.5f) * (float)L.cell_w, cy = (float)L.grid.y + ((float)r + 0.5f) * (float)L.cell_h;
         float width = fmaxf(2.0f, radius / 8.0f), edge = 2.0f * gfx_scale(g);
-        Color under = theme_text_on(cmap_color(vs->cmap, (v - L.lo) / (L.hi - L.lo)));
+        Color under = theme_text_on(heat_color(vs, &L, v));
         if (L.values) {  // the ring passes outside the number's corners, so the number stays readable
             view_format_value(buf, sizeof buf, v);
             float clear = hypotf(0.5f * (float)gfx_text_width(g, buf, L.value_px), 0.4f * (float)vlh) + 0.5f * width + 2.0f * edge;

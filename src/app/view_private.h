@@ -56,7 +56,11 @@ typedef struct {
     bool values;            // numbers fit in the cells
     int value_px;           // their size: larger in larger cells
     float lo, hi;           // the colour scale
+    bool diverging;         // signed values: a map centred on 0, lo = −hi
 } HeatLayout;
+
+// A value's colour on L's scale.
+Color heat_color(const ViewState *vs, const HeatLayout *L, float v);
 
 // row_labels false: the panel to the left shows them; bar false: no colour
 // bar (a panel of a grid that shares one), its room given to the cells.
