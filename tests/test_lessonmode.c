@@ -457,6 +457,29 @@ static void test_draws_at_any_size(void **state) {
     }
 }
 
+// Shift+P, the presenter view: the narration folded to a strip and the map
+// hidden, so the step takes the window; again, both as they were.
+static void test_presenter_view(void **state) {
+    Fixture *f = *state;
+    key(f->a, SDLK_RIGHT, KMOD_NONE);
+    app_draw(f->a);
+    bool map_before = app_map_hidden(f->a);
+    int step = app_step(f->a);
+    assert_false(lm_panel_collapsed(f->lm));
+    key(f->a, SDLK_p, KMOD_LSHIFT);
+    app_draw(f->a);
+    assert_true(lm_panel_collapsed(f->lm));
+    assert_true(app_map_hidden(f->a));
+    assert_int_equal(app_map_rect(f->a).w, 0);
+    assert_int_equal(app_step(f->a), step);  // the lesson stays where it was
+    assert_true(lm_running(f->lm));
+    if (!strstr(app_status(f->a), "Presenter")) fail_msg("the status line: %s", app_status(f->a));
+    key(f->a, SDLK_p, KMOD_LSHIFT);
+    app_draw(f->a);
+    assert_false(lm_panel_collapsed(f->lm));
+    assert_int_equal(app_map_hidden(f->a), map_before);
+}
+
 int main(void) {
     if (!getenv("SDL_VIDEODRIVER")) setenv("SDL_VIDEODRIVER", "offscreen", 1);
     if (SDL_Init(SDL_INIT_VIDEO) < 0) {
@@ -472,6 +495,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_steps_show_their_stage_and_view, setup, teardown),
         cmocka_unit_test_setup_teardown(test_question_then_reveal, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_presenter_view, setup, teardown),
         cmocka_unit_test_setup_teardown(test_escape_explores_and_comes_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_own_sentence_rebinds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad_sentence_keeps_the_lesson, setup, teardown),

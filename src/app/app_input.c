@@ -56,6 +56,23 @@ static bool toggle_experiment(App *a) {
     return true;
 }
 
+// Shift+P: the step as large as the window allows, for a projector, and back.
+static void toggle_presenter(App *a) {
+    a->presenter = !a->presenter;
+    if (a->presenter) {
+        a->before_map_mode = a->map_mode;
+        a->before_map_chosen = a->map_chosen;
+        a->before_collapsed = a->lesson && lm_panel_collapsed(a->lesson);
+        a->map_mode = AMAP_HIDDEN;
+        a->map_chosen = true;
+    } else {
+        a->map_mode = a->before_map_mode;
+        a->map_chosen = a->before_map_chosen;
+    }
+    if (a->lesson) lm_set_collapsed(a->lesson, a->presenter || a->before_collapsed);
+    status_set(&a->status, "%s", i18n(a->lang, a->presenter ? S_PRESENTER_ON : S_PRESENTER_OFF));
+}
+
 static bool key_down(App *a, const SDL_Event *e) {
     const SDL_KeyboardEvent *k = &e->key;
     bool ctrl = k->keysym.mod & KMOD_CTRL, shift = k->keysym.mod & KMOD_SHIFT, alt = k->keysym.mod & KMOD_ALT;
@@ -146,6 +163,10 @@ static bool key_down(App *a, const SDL_Event *e) {
         return true;
     case SDLK_p:
         if (ctrl) return false;
+        if (shift) {
+            toggle_presenter(a);
+            return true;
+        }
         a->map_mode = (AmapMode)((app_map_mode(a) + 1) % AMAP_MODES);
         a->map_chosen = true;
         if (app_map_mode(a) != a->map_mode) a->map_mode = app_map_mode(a);  // no room for it full: small

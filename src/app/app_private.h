@@ -70,6 +70,11 @@ struct App {
     bool lesson_history;        // a lesson step opened it (history:)
     AmapMode map_mode;          // P: the map of the model full, small or hidden,
     bool map_chosen;            // once P was pressed; before, app_map_mode picks by the room
+    // Shift+P, the presenter view: the map hidden and a lesson's narration
+    // folded to a strip, so the step takes the window; what they were, to go back to
+    bool presenter;
+    AmapMode before_map_mode;
+    bool before_map_chosen, before_collapsed;
 };
 
 // The map of the model as drawn: P's choice, or full where the window has

@@ -46,6 +46,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "F2\tEnglish / \xE4\xB8\xAD\xE6\x96\x87\n"
                         "?\tshow / hide this help\n"
                         "P\tthe map of the model: full, small, hidden (a click on it goes there)\n"
+                        "Shift + P\tpresenter view: the step takes the window (the map hidden, the narration folded) / back\n"
                         "O\tlessons: the picker\n"
                         "In a lesson: \xE2\x86\x92 / \xE2\x86\x90\tnext / previous lesson step\n"
                         "In a lesson: 1 \xE2\x80\xA6 6, Enter\tpick a choice, reveal the answer\n"
@@ -201,6 +202,8 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_L_BROKEN] = "has problems (see transformer-tracer lint)",
         [S_L_NONE] = "No lessons in %s",
         [S_L_SHAPE_HIDDEN] = "shown with the answer",
+        [S_PRESENTER_ON] = "Presenter view: the step takes the window, the map hidden and the narration folded (Shift+P: back)",
+        [S_PRESENTER_OFF] = "The map and the narration as they were (Shift+P: the presenter view)",
         [S_SHARED_SCALE_ON] = "One colour scale for every head of the layer and every decoding step (Shift+C: each matrix its own)",
         [S_SHARED_SCALE_OFF] = "Each matrix its own colour scale (Shift+C: one for every head of the layer and every step)",
         [S_MAP_ENCODER] = "Encoder",
@@ -253,6 +256,7 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
                         "F2\tEnglish / 中文\n"
                         "?\t顯示／隱藏說明\n"
                         "P\t模型架構圖：完整、縮小、隱藏（點一下就跳到那裡）\n"
+                        "Shift + P\t簡報模式：步驟佔滿視窗（架構圖隱藏、說明收合）／還原\n"
                         "O\t單元：選擇單元\n"
                         "單元中：\xE2\x86\x92 / \xE2\x86\x90\t下一個／上一個單元步驟\n"
                         "單元中：1 \xE2\x80\xA6 6、Enter\t選擇答案、揭曉答案\n"
@@ -408,6 +412,8 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_L_BROKEN] = "有問題（請用 transformer-tracer lint 檢查）",
         [S_L_NONE] = "%s 裡沒有單元",
         [S_L_SHAPE_HIDDEN] = "揭曉答案時顯示",
+        [S_PRESENTER_ON] = "簡報模式：步驟佔滿視窗，架構圖隱藏、說明收合（Shift+P：還原）",
+        [S_PRESENTER_OFF] = "架構圖與說明恢復原樣（Shift+P：簡報模式）",
         [S_SHARED_SCALE_ON] = "同一層的每個頭、每個解碼步驟共用一個色彩尺度（Shift+C：每個矩陣各用各的）",
         [S_SHARED_SCALE_OFF] = "每個矩陣各用自己的色彩尺度（Shift+C：同一層的每個頭、每一步共用一個）",
         [S_MAP_ENCODER] = "編碼器",

@@ -163,6 +163,8 @@ typedef enum {
     S_L_BROKEN,
     S_L_NONE,
     S_L_SHAPE_HIDDEN,   // the page's shape line while a lesson's question is open
+    S_PRESENTER_ON,     // Shift+P
+    S_PRESENTER_OFF,
     S_SHARED_SCALE_ON,  // Shift+C
     S_SHARED_SCALE_OFF,
     S_MAP_ENCODER,      // the architecture map's towers

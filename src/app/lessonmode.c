@@ -92,6 +92,8 @@ bool lm_picker_open(const LessonMode *lm) { return lm->picker; }
 int lm_picked(const LessonMode *lm) { return lm->pick; }
 bool lm_panel_collapsed(const LessonMode *lm) { return lm->collapsed && !(lm->show_problems && lm->problems.n); }
 
+void lm_set_collapsed(LessonMode *lm, bool collapsed) { lm->collapsed = collapsed; }
+
 bool lm_panel_shown(const LessonMode *lm) { return lm_running(lm) || (lm->show_problems && lm->problems.n); }
 
 const char *lm_problem(const LessonMode *lm) {

@@ -69,6 +69,8 @@ void lm_after_event(LessonMode *lm, App *a);
 bool lm_panel_shown(const LessonMode *lm);
 // True when the teacher folded the narration to a strip (N, or its button).
 bool lm_panel_collapsed(const LessonMode *lm);
+// Folds it (the presenter view) or unfolds it.
+void lm_set_collapsed(LessonMode *lm, bool collapsed);
 // The folded strip's width on g.
 int lm_strip_width(Gfx *g);
 void lm_draw_panel(LessonMode *lm, Gfx *g, SDL_Rect area, const Theme *th, Lang lang);
