@@ -480,6 +480,43 @@ static void test_presenter_view(void **state) {
     assert_int_equal(app_map_hidden(f->a), map_before);
 }
 
+// On one's own sentence a question that quotes the lesson's sentence (its
+// words, its translation, a number) does not apply: no choice, no answer; a
+// general one still does. On the lesson's sentence every one applies.
+static void test_own_sentence_questions(void **state) {
+    (void)state;
+    Fixture *f = open_app(TT_TEST_DATA "/own-sentence.lesson", false);
+    for (int i = 0; i < 3; i++) {
+        lm_go(f->lm, f->a, i);
+        if (lm_question_not_here(f->lm)) fail_msg("on the lesson's sentence, step %d's question is said not to apply", i + 1);
+    }
+    lm_go(f->lm, f->a, 0);
+    key(f->a, SDLK_l, KMOD_CTRL);
+    for (int i = 0; i < 20; i++) key(f->a, SDLK_BACKSPACE, KMOD_NONE);
+    type(f->a, "the cat sits");
+    key(f->a, SDLK_RETURN, KMOD_NONE);
+    assert_string_equal(app_sentence(f->a), "the cat sits");
+    assert_false(lm_question_not_here(f->lm));  // how many heads: any sentence
+    key(f->a, SDLK_2, KMOD_NONE);
+    key(f->a, SDLK_RETURN, KMOD_NONE);
+    assert_true(lm_revealed(f->lm));
+    app_draw(f->a);
+    for (int i = 1; i < 3; i++) {  // 愛 and love; a shape of numbers
+        lm_go(f->lm, f->a, i);
+        if (!lm_question_not_here(f->lm)) fail_msg("on another sentence, step %d's question is said to apply", i + 1);
+        key(f->a, SDLK_1, KMOD_NONE);
+        key(f->a, SDLK_RETURN, KMOD_NONE);
+        assert_false(lm_revealed(f->lm));
+        app_draw(f->a);
+    }
+    key(f->a, SDLK_r, KMOD_NONE);  // back to the lesson's sentence: it applies again
+    assert_string_equal(app_sentence(f->a), "i love nlp");
+    assert_false(lm_question_not_here(f->lm));
+    app_free(f->a);
+    gfx_free(f->g);
+    free(f);
+}
+
 int main(void) {
     if (!getenv("SDL_VIDEODRIVER")) setenv("SDL_VIDEODRIVER", "offscreen", 1);
     if (SDL_Init(SDL_INIT_VIDEO) < 0) {
@@ -495,6 +532,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_steps_show_their_stage_and_view, setup, teardown),
         cmocka_unit_test_setup_teardown(test_question_then_reveal, setup, teardown),
+        cmocka_unit_test(test_own_sentence_questions),
         cmocka_unit_test_setup_teardown(test_presenter_view, setup, teardown),
         cmocka_unit_test_setup_teardown(test_escape_explores_and_comes_back, setup, teardown),
         cmocka_unit_test_setup_teardown(test_own_sentence_rebinds, setup, teardown),

@@ -163,6 +163,7 @@ typedef enum {
     S_L_BROKEN,
     S_L_NONE,
     S_L_SHAPE_HIDDEN,   // the page's shape line while a lesson's question is open
+    S_L_QUESTION_NOT_HERE,  // a lesson on one's own sentence: a question about the lesson's
     S_PRESENTER_ON,     // Shift+P
     S_PRESENTER_OFF,
     S_SHARED_SCALE_ON,  // Shift+C

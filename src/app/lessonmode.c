@@ -1,10 +1,12 @@
 #include "lessonmode.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "lesson.h"
 #include "view.h"
@@ -43,6 +45,9 @@ struct LessonMode {
     SDL_Rect collapse_btn, panel;   // the button that folds or unfolds it; the panel as last drawn
     int scroll, scroll_max;     // the narration's text, scrolled up by this many pixels (↑ ↓, the wheel)
     int mouse_x, mouse_y;       // where the pointer is: the wheel scrolls the panel under it
+    // the words of the lesson's sentence and of its translations, " w1 w2 … ":
+    // a question that quotes one, or a number, is about that sentence
+    char quoted[2048];
 };
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
@@ -101,6 +106,74 @@ const char *lm_problem(const LessonMode *lm) {
     return lm->why;
 }
 
+// Keeps a word a question may quote: not a special token, punctuation or a
+// short English word such as "the", which a general question uses too.
+static void keep_word(LessonMode *lm, const char *w, size_t n) {
+    static const char *const common[] = {"the", "and", "for", "are", "was", "its", "has", "with", "this", "that", "you"};
+    if (n == 0 || w[0] == '<' || n >= 64) return;
+    bool ascii = true, letters = false;
+    for (size_t i = 0; i < n; i++) {
+        ascii = ascii && !((unsigned char)w[i] & 0x80);
+        letters = letters || isalnum((unsigned char)w[i]) || ((unsigned char)w[i] & 0x80);
+    }
+    if (!letters || (ascii && n < 3)) return;
+    if ((unsigned char)w[0] == 0xE3 && (unsigned char)w[1] == 0x80) return;  // 。、「」 …: CJK punctuation
+    for (size_t i = 0; ascii && i < sizeof common / sizeof *common; i++)
+        if (strlen(common[i]) == n && !strncasecmp(w, common[i], n)) return;
+    char word[70];
+    snprintf(word, sizeof word, " %.*s ", (int)n, w);
+    size_t have = strlen(lm->quoted);
+    if (!strstr(lm->quoted, word) && have + strlen(word) < sizeof lm->quoted)
+        snprintf(lm->quoted + have, sizeof lm->quoted - have, "%s", have ? word + 1 : word);
+}
+
+// The lesson's sentence and what the model made of it, for questions_about_sentence.
+static void keep_words(LessonMode *lm, const char *sentence, const Trace *t) {
+    for (const char *p = sentence; p && *p;) {
+        size_t n = strcspn(p, " ");
+        keep_word(lm, p, n);
+        p += n + (p[n] == ' ');
+    }
+    for (int d = 1; d <= trace_count(t); d++) {
+        const char *out = view_produced_at(t, d);
+        if (!out) break;
+        keep_word(lm, out, strlen(out));
+    }
+}
+
+// Whether text quotes a number or a word of the lesson's sentence (a whole
+// English word, any Chinese one).
+static bool quotes_sentence(const LessonMode *lm, const char *text) {
+    if (!text) return false;
+    for (const char *c = text; *c; c++)
+        if (isdigit((unsigned char)*c)) return true;
+    for (const char *w = lm->quoted + (lm->quoted[0] == ' '); *w;) {
+        size_t n = strcspn(w, " ");
+        char word[70];
+        snprintf(word, sizeof word, "%.*s", (int)n, w);
+        for (const char *at = strstr(text, word); at; at = strstr(at + 1, word)) {
+            bool ascii = !((unsigned char)word[0] & 0x80);
+            bool whole = !ascii || ((at == text || !isalnum((unsigned char)at[-1])) && !isalnum((unsigned char)at[n]));
+            if (whole) return true;
+        }
+        w += n + (w[n] == ' ');
+    }
+    return false;
+}
+
+// A question answered from the lesson's own sentence: on another sentence it does not apply.
+static bool question_not_for_this_sentence(const LessonMode *lm, const LesStep *s) {
+    if (!lm->own || !s->ask[LES_EN]) return false;
+    for (int li = 0; li < LES_LANGS; li++) {
+        if (quotes_sentence(lm, s->ask[li]) || quotes_sentence(lm, s->reveal[li])) return true;
+        for (int i = 0; i < s->n_choices; i++)
+            if (quotes_sentence(lm, s->choices[li][i])) return true;
+    }
+    return false;
+}
+
+bool lm_question_not_here(const LessonMode *lm) { return lm->l && question_not_for_this_sentence(lm, &lm->l->steps[lm->step]); }
+
 // Puts the current step on show: the lesson's model, a trace with the step's
 // settings (re-run only when they differ), its stage and its view.
 static void apply(LessonMode *lm, App *a) {
@@ -131,6 +204,7 @@ static void apply(LessonMode *lm, App *a) {
             return;
         }
         DecodeOptions d = les_decode_options(&r);
+        if (!lm->own) keep_words(lm, r.sentence, t);
         lm->host->show_trace(a, t, r.sentence, &d);
         lm->have = r;
         lm->have_set = true;
@@ -198,6 +272,7 @@ int lm_open(LessonMode *lm, App *a, const char *path) {
     lm->have_set = false;
     lm->picker = false;
     lm->exploring = false;
+    lm->quoted[0] = '\0';
     lm->l = les_load(path, &lm->problems);
     if (lm->l && !lm->problems.n) {
         lm->step = 0;
@@ -323,7 +398,8 @@ static void next(LessonMode *lm, App *a, int delta) {
 
 // Shows or hides the answer, and with it the shape line the question may be about.
 static void reveal(LessonMode *lm, App *a) {
-    if (!lm->l->steps[lm->step].ask[LES_EN]) return;
+    const LesStep *s = &lm->l->steps[lm->step];
+    if (!s->ask[LES_EN] || question_not_for_this_sentence(lm, s)) return;
     lm->revealed = !lm->revealed;
     if (lm->revealed) lm->scroll = INT_MAX / 2;  // down to the answer (the panel keeps it in range)
     ViewOptions v = *lm->host->view(a);
@@ -381,7 +457,7 @@ bool lm_event(LessonMode *lm, App *a, const SDL_Event *e) {
             apply(lm, a);
             return true;
         default:
-            if (sym >= SDLK_1 && sym < SDLK_1 + s->n_choices && !lm->revealed) {
+            if (sym >= SDLK_1 && sym < SDLK_1 + s->n_choices && !lm->revealed && !question_not_for_this_sentence(lm, s)) {
                 lm->chosen = (int)(sym - SDLK_1) + 1;
                 return true;
             }
@@ -456,17 +532,27 @@ static int draw_body(LessonMode *lm, Gfx *g, int x, int y, int w, const Theme *t
         snprintf(buf, sizeof buf, i18n(lang, S_L_NOT_APPLY), lm->why);
         y += gfx_text_wrap(g, x, y, w, buf, small, th->chosen, draw) + pad / 2;
     }
-    y += gfx_math_wrap(g, x, y, w, s->say[li], px, th->text, draw) + pad;
-    if (lm->own) {
+    if (lm->own) {  // a banner first: the words below are about another sentence than the one shown
         snprintf(buf, sizeof buf, i18n(lang, S_L_OWN_SENTENCE), l->run.sentence);
-        y += gfx_text_wrap(g, x, y, w, buf, small, th->text_dim, draw) + pad / 2;
+        int h = gfx_text_wrap(g, x + pad / 2, y + pad / 3, w - pad, buf, small, th->accent_text, false) + 2 * (pad / 3);
+        if (draw) {
+            gfx_fill(g, (SDL_Rect){x, y, w, h}, th->chosen);
+            gfx_text_wrap(g, x + pad / 2, y + pad / 3, w - pad, buf, small, th->accent_text, true);
+        }
+        y += h + pad / 2;
     }
+    y += gfx_math_wrap(g, x, y, w, s->say[li], px, th->text, draw) + pad;
     if (!s->ask[li]) return y - top;
     if (draw) gfx_fill(g, (SDL_Rect){x, y, w, gfx_px(g, 2)}, th->panel_edge);
     y += pad / 2;
     if (draw) gfx_text(g, x, y, i18n(lang, S_L_QUESTION), small, th->accent, GFX_LEFT);
     y += gfx_line_height(g, small);
-    y += gfx_math_wrap(g, x, y, w, s->ask[li], px, th->text, draw) + pad / 2;
+    bool not_here = question_not_for_this_sentence(lm, s);
+    y += gfx_math_wrap(g, x, y, w, s->ask[li], px, not_here ? th->text_dim : th->text, draw) + pad / 2;
+    if (not_here) {  // its answer is about the lesson's sentence: no choices, no answer to reveal
+        y += gfx_text_wrap(g, x, y, w, i18n(lang, S_L_QUESTION_NOT_HERE), small, th->chosen, draw) + pad / 2;
+        return y - top;
+    }
     for (int i = 0; i < s->n_choices; i++) {
         snprintf(buf, sizeof buf, "%d   %s", i + 1, s->choices[li][i]);
         int h = gfx_math_wrap(g, x + pad, y, w - 2 * pad, buf, choice_px, th->text, false) + pad / 3;

@@ -69,6 +69,9 @@ void lm_after_event(LessonMode *lm, App *a);
 bool lm_panel_shown(const LessonMode *lm);
 // True when the teacher folded the narration to a strip (N, or its button).
 bool lm_panel_collapsed(const LessonMode *lm);
+// On one's own sentence, whether the step's question quotes the lesson's
+// sentence (its words, its translation or a number) and so does not apply.
+bool lm_question_not_here(const LessonMode *lm);
 // Folds it (the presenter view) or unfolds it.
 void lm_set_collapsed(LessonMode *lm, bool collapsed);
 // The folded strip's width on g.
