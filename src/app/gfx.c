@@ -770,8 +770,17 @@ static size_t wrap_unit(const char *s) {
     int n;
     while (s[i] && (n = utf8_char(s + i, &cp), opening_punct(cp))) i += (size_t)n;
     n = s[i] ? utf8_char(s + i, &cp) : 0;
-    if (s[i] && wide_char(cp)) i += (size_t)n;
-    else
+    if (s[i] && wide_char(cp)) {
+        // Chinese prose breaks between any two characters; a short word set
+        // apart by spaces (a key's name "單元", a token "墊子") stays whole
+        size_t j = i;
+        int chars = 0;
+        unsigned c2 = 0;
+        for (int m; s[j] && s[j] != ' ' && s[j] != '\n' && (m = utf8_char(s + j, &c2), wide_char(c2)) && !closing_punct(c2); j += (size_t)m)
+            chars++;
+        bool spaced = !s[j] || s[j] == ' ' || s[j] == '\n' || closing_punct(c2);
+        i += chars <= 4 && spaced ? j - i : (size_t)n;
+    } else
         while (s[i] && s[i] != ' ' && s[i] != '\n') {
             n = utf8_char(s + i, &cp);
             if (cp == 0xA0) return i + (size_t)n + (s[i + (size_t)n] && s[i + (size_t)n] != '\n' ? wrap_unit(s + i + (size_t)n) : 0);
