@@ -767,10 +767,28 @@ static void test_colour_scales(void **state) {
     trace_free(t);
 }
 
+// The Chinese interface names the shipped models in Chinese; any other name
+// stays as it is, and English shows them as they are.
+static void test_model_names(void **state) {
+    (void)state;
+    char buf[256];
+    expect_str("en-zh", i18n_model_name(LANG_ZH_TW, "en\xE2\x86\x92zh-TW (toy corpus)", buf, sizeof buf),
+               "英文\xE2\x86\x92繁體中文（玩具語料）");
+    expect_str("twin", i18n_model_name(LANG_ZH_TW, "en\xE2\x86\x92zh-TW (toy corpus), untrained", buf, sizeof buf),
+               "英文\xE2\x86\x92繁體中文（玩具語料），未訓練");
+    expect_str("en-fr", i18n_model_name(LANG_ZH_TW, "en\xE2\x86\x92" "fr (toy corpus)", buf, sizeof buf), "英文\xE2\x86\x92法文（玩具語料）");
+    expect_str("another model", i18n_model_name(LANG_ZH_TW, "often frozen", buf, sizeof buf), "often frozen");
+    expect_str("English", i18n_model_name(LANG_EN, "en\xE2\x86\x92" "fr (toy corpus)", buf, sizeof buf), "en\xE2\x86\x92" "fr (toy corpus)");
+    char tiny[8];
+    i18n_model_name(LANG_ZH_TW, "en\xE2\x86\x92zh-TW (toy corpus)", tiny, sizeof tiny);
+    if (strlen(tiny) >= sizeof tiny) fail_msg("a small buffer overflowed");
+}
+
 int main(void) {
     const struct CMUnitTest behaviour[] = {
         cmocka_unit_test_setup_teardown(test_architecture_map, setup, teardown),
         cmocka_unit_test(test_colour_scales),
+        cmocka_unit_test(test_model_names),
         cmocka_unit_test_setup_teardown(test_sliders, setup, teardown),
         cmocka_unit_test_setup_teardown(test_silence_keys, setup, teardown),
         cmocka_unit_test_setup_teardown(test_kv_cache_key, setup, teardown),

@@ -357,8 +357,8 @@ int app_set_model(App *a, const char *path) {
     a->target = target;
     sp_set_model(&a->sp, path);
     tb_set_corpus(&a->tb, path);  // another vocabulary and corpus
-    char what[600];
-    snprintf(what, sizeof what, "%s (%s)", m->name, base_name(path));
+    char what[600], name[256];
+    snprintf(what, sizeof what, "%s (%s)", i18n_model_name(a->lang, m->name, name, sizeof name), base_name(path));
     status_set(&a->status, i18n(a->lang, S_MODEL_LOADED), what);
     if (*unknown) status_append(&a->status, i18n(a->lang, S_UNKNOWN_WORDS), unknown);
     char names[ABL_MAX * 32];

@@ -157,7 +157,8 @@ void hist_draw(Gfx *g, SDL_Rect area, const ViewState *vs, HistData *h) {
     }
     int k = h->at, step = snap_step(h->snaps, k), last = snap_step(h->snaps, h->n - 1);
     const Model *m = h->models[k];
-    snprintf(line, sizeof line, i18n(lang, S_HIST_TITLE), vs->model->name, step, last, k + 1, h->n);
+    char name[256];
+    snprintf(line, sizeof line, i18n(lang, S_HIST_TITLE), i18n_model_name(lang, vs->model->name, name, sizeof name), step, last, k + 1, h->n);
     int y = view_page_title(g, area, vs, line) + pad / 2;
     view_output_text(m, h->own[k], out, sizeof out);
     snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), out[0] ? out : i18n(lang, S_HIST_NOTHING));

@@ -1,6 +1,7 @@
 #include "i18n.h"
 
-#include <stddef.h>
+#include <ctype.h>
+#include <stdbool.h>
 #include <string.h>
 
 static const char *const strings[LANG_COUNT][S_COUNT] = {
@@ -202,6 +203,9 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_L_BROKEN] = "has problems (see transformer-tracer lint)",
         [S_L_NONE] = "No lessons in %s",
         [S_L_SHAPE_HIDDEN] = "shown with the answer",
+        [S_CHOICE_HOLDS] = "holds: the chosen token's id, its probability P and the random draw u (\xE2\x88\x92" "1 when nothing is drawn)",
+        [S_CHOICE_WORDS_GREEDY] = "Step %d chooses %s: the most likely of the %d tokens.",
+        [S_CHOICE_WORDS_SAMPLED] = "Step %d draws %s: u fell in its share of the probabilities.",
         [S_L_QUESTION_NOT_HERE] = "This question is about the lesson's sentence: it does not apply to yours (R: back to the lesson's).",
         [S_PRESENTER_ON] = "Presenter view: the step takes the window, the map hidden and the narration folded (Shift+P: back)",
         [S_PRESENTER_OFF] = "The map and the narration as they were (Shift+P: the presenter view)",
@@ -413,6 +417,9 @@ static const char *const strings[LANG_COUNT][S_COUNT] = {
         [S_L_BROKEN] = "有問題（請用 transformer-tracer lint 檢查）",
         [S_L_NONE] = "%s 裡沒有單元",
         [S_L_SHAPE_HIDDEN] = "揭曉答案時顯示",
+        [S_CHOICE_HOLDS] = "內容：選出的詞元編號、它的機率 P、隨機抽樣的 u（沒有抽樣時為 \xE2\x88\x92" "1）",
+        [S_CHOICE_WORDS_GREEDY] = "第 %d 步選出「%s」：%d 個詞元中機率最大的。",
+        [S_CHOICE_WORDS_SAMPLED] = "第 %d 步抽到「%s」：u 落在它所佔的機率區間。",
         [S_L_QUESTION_NOT_HERE] = "這個問題問的是單元的句子，不適用於你的句子（按 R 回到單元的句子）。",
         [S_PRESENTER_ON] = "簡報模式：步驟佔滿視窗，架構圖隱藏、說明收合（Shift+P：還原）",
         [S_PRESENTER_OFF] = "架構圖與說明恢復原樣（Shift+P：簡報模式）",
@@ -465,4 +472,32 @@ const char *i18n_formula(Lang lang, const char *formula) {
     for (size_t i = 0; i < sizeof formulas / sizeof formulas[0]; i++)
         if (!strcmp(formulas[i][0], formula)) return formulas[i][1];
     return formula;
+}
+
+const char *i18n_model_name(Lang lang, const char *name, char *buf, size_t size) {
+    if (lang != LANG_ZH_TW || !name) return name ? name : "";
+    // the words of the shipped models' names, longest first where one holds another
+    static const char *const words[][2] = {
+        {" (toy corpus)", "（玩具語料）"}, {", untrained", "，未訓練"}, {"zh-TW", "繁體中文"}, {"en", "英文"}, {"fr", "法文"},
+    };
+    size_t n = 0;
+    buf[0] = '\0';
+    for (const char *p = name; *p && n + 1 < size;) {
+        size_t i = 0, len = 0;
+        for (; i < sizeof words / sizeof *words; i++) {
+            len = strlen(words[i][0]);
+            // a language code only as a whole word: "en" in "en→", not in "often"
+            bool edge = words[i][0][0] == ' ' || words[i][0][0] == ',' ||
+                        ((p == name || !isalnum((unsigned char)p[-1])) && !isalnum((unsigned char)p[len]) && p[len] != '-');
+            if (!strncmp(p, words[i][0], len) && edge) break;
+        }
+        const char *put = i < sizeof words / sizeof *words ? words[i][1] : NULL;
+        size_t step = put ? len : 1, m = put ? strlen(put) : 1;
+        if (n + m >= size) break;
+        memcpy(buf + n, put ? put : p, m);
+        n += m;
+        p += step;
+    }
+    buf[n] = '\0';
+    return buf;
 }

@@ -2,6 +2,8 @@
 #ifndef TT_I18N_H
 #define TT_I18N_H
 
+#include <stddef.h>
+
 typedef enum { LANG_EN, LANG_ZH_TW, LANG_COUNT } Lang;
 
 typedef enum {
@@ -163,6 +165,9 @@ typedef enum {
     S_L_BROKEN,
     S_L_NONE,
     S_L_SHAPE_HIDDEN,   // the page's shape line while a lesson's question is open
+    S_CHOICE_HOLDS,     // the choice's shape line: what its three numbers are
+    S_CHOICE_WORDS_GREEDY,  // "Step %d chooses %s: …"
+    S_CHOICE_WORDS_SAMPLED,
     S_L_QUESTION_NOT_HERE,  // a lesson on one's own sentence: a question about the lesson's
     S_PRESENTER_ON,     // Shift+P
     S_PRESENTER_OFF,
@@ -183,5 +188,9 @@ const char *i18n_lang_name(Lang lang);
 // A step's formula line (from the trace, in English) in lang: the words
 // translated, the mathematics as it is.
 const char *i18n_formula(Lang lang, const char *formula);
+// A model's name as the interface shows it: in Chinese its known words
+// translated ("en→zh-TW (toy corpus)" → 「英文→繁體中文（玩具語料）」), any
+// other name as it is. Returns buf, or name itself in English.
+const char *i18n_model_name(Lang lang, const char *name, char *buf, size_t size);
 
 #endif

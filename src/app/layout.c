@@ -117,6 +117,8 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     gfx_math(g, r.formula.x + pad, r.formula.y + pad / 2, r.formula.w - 2 * pad, i18n_formula(lang, s->formula), px, th->text);
     const char *colon = lang == LANG_ZH_TW ? "\xEF\xBC\x9A" : ": ";  // full-width ： in Chinese
     if (vs->opt.hide_shape) snprintf(line, sizeof line, "%s%s%s", i18n(lang, S_SHAPE), colon, i18n(lang, S_L_SHAPE_HIDDEN));
+    else if (s->stage->kind_id == STAGE_KIND_CHOICE)  // three numbers of different kinds: named, not a shape
+        snprintf(line, sizeof line, "%s", i18n(lang, S_CHOICE_HOLDS));
     else snprintf(line, sizeof line, "%s%s%s \xC3\x97 %s = %d \xC3\x97 %d", i18n(lang, S_SHAPE), colon, s->sym_rows, s->sym_cols, s->rows, s->cols);
     gfx_math(g, r.formula.x + pad, r.formula.y + pad / 2 + lh, r.formula.w - 2 * pad, line, px, th->text_dim);
     if (vs->opt.code[0])  // code as written, not typeset: its _ and ** are not subscripts

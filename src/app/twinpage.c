@@ -71,7 +71,8 @@ void twp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const TwpData *x) {
     for (int i = 0; i < 2; i++) {
         int cx = area.x + i * (col_w + 2 * pad), cy = top;
         const Model *m = models[i];
-        gfx_text_fit(g, cx, cy, col_w, m->name && *m->name ? m->name : "?", px, th->accent, GFX_LEFT);
+        char name[256];
+        gfx_text_fit(g, cx, cy, col_w, m->name && *m->name ? i18n_model_name(vs->lang, m->name, name, sizeof name) : "?", px, th->accent, GFX_LEFT);
         cy += lh;
         view_output_text(m, own[i], out, sizeof out);
         snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), out[0] ? out : i18n(lang, S_HIST_NOTHING));

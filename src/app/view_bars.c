@@ -176,16 +176,43 @@ void bar_view_top_k(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
     draw_bars(g, area, vs, bars, n, "%.3f", 1.0f, true);
 }
 
-// The output so far, the new token marked.
+// The choice in words, then the output so far with the new token marked,
+// as large as the area holds.
 void bar_view_choice(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
     const Theme *t = vs->theme;
-    int px = vs->font_px * 3 / 2, pad = gfx_px(g, 10), x = area.x, y = area.y + pad, lh = gfx_line_height(g, px);
+    int id = (int)s->data[0];
+    const char *chosen = id >= 0 && id < voc_size(vs->model->tgt) ? voc_token(vs->model->tgt, id) : "?";
+    bool sampled = s->data[2] >= 0.0f;
+    char words[256], buf[96];
+    if (sampled) snprintf(words, sizeof words, i18n(vs->lang, S_CHOICE_WORDS_SAMPLED), s->dstep, chosen);
+    else snprintf(words, sizeof words, i18n(vs->lang, S_CHOICE_WORDS_GREEDY), s->dstep, chosen, voc_size(vs->model->tgt));
+    int y = area.y + gfx_text_wrap(g, area.x, area.y, area.w, words, vs->font_px, t->text, true);
+    if (sampled) snprintf(buf, sizeof buf, i18n(vs->lang, S_V_CHOICE_SAMPLED), (double)s->data[1], (double)s->data[2]);
+    else snprintf(buf, sizeof buf, i18n(vs->lang, S_V_CHOICE_GREEDY), (double)s->data[1]);
+    y += gfx_text_wrap(g, area.x, y, area.w, buf, vs->font_px, t->text_dim, true);
+    // the tokens: the largest size at which they fit the rest of the area, in rows
+    int pad = gfx_px(g, 10), px = vs->font_px * 5 / 2, lh = 0, rows = 0;
+    for (;; px = SDL_max(vs->font_px, px * 9 / 10)) {
+        lh = gfx_line_height(g, px);
+        int x = area.x;
+        rows = 1;
+        for (int d = 1; d <= s->dstep; d++) {
+            int at = chosen_at(vs->trace, d);
+            if (at < 0) break;
+            int w = gfx_text_width(g, voc_token(vs->model->tgt, at), px) + 2 * pad;
+            if (x + w > area.x + area.w && x > area.x) x = area.x, rows++;
+            x += w + pad;
+        }
+        if (y + 2 * pad + rows * (lh + 2 * pad) <= area.y + area.h || px <= vs->font_px) break;
+    }
+    int x = area.x;
+    y += 2 * pad;
     for (int d = 1; d <= s->dstep; d++) {
-        int id = chosen_at(vs->trace, d);
-        if (id < 0) break;
-        const char *tok = voc_token(vs->model->tgt, id);
+        int at = chosen_at(vs->trace, d);
+        if (at < 0) break;
+        const char *tok = voc_token(vs->model->tgt, at);
         int w = gfx_text_width(g, tok, px) + 2 * pad;
-        if (x + w > area.x + area.w) {
+        if (x + w > area.x + area.w && x > area.x) {
             x = area.x;
             y += lh + 2 * pad;
         }
@@ -194,14 +221,7 @@ void bar_view_choice(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) 
         gfx_text(g, x + w / 2, y + pad / 2, tok, px, now ? t->accent_text : t->text, GFX_CENTER);
         x += w + pad;
     }
-    char buf[96];
-    if (s->data[2] >= 0.0f)
-        snprintf(buf, sizeof buf, i18n(vs->lang, S_V_CHOICE_SAMPLED), (double)s->data[1], (double)s->data[2]);
-    else
-        snprintf(buf, sizeof buf, i18n(vs->lang, S_V_CHOICE_GREEDY), (double)s->data[1]);
-    gfx_text(g, area.x, y + lh + 3 * pad, buf, vs->font_px, t->text_dim, GFX_LEFT);
 }
-
 
 void bar_view_loss(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
     Bar bars[64];

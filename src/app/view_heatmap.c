@@ -226,19 +226,27 @@ static void draw_colorbar(Gfx *g, const HeatLayout *L, const ViewState *vs, cons
 }
 
 // Columns too narrow for every label: the columns of each row's largest
-// value, the hovered one and a lesson's, read upwards. A label that would
-// overlap the one before it moves right, with a leader line to its column.
+// values (five of a single row such as the logits, three of two or three
+// rows, one of more), the hovered one and a lesson's, read upwards. A label
+// that would overlap the one before it moves right, with a leader line to its column.
 static void draw_some_col_labels(Gfx *g, const HeatLayout *L, const ViewState *vs, const Step *s) {
     const Theme *t = vs->theme;
-    enum { MOST_ROWS = 4096 };  // rows are tokens: far fewer
-    int best[MOST_ROWS], n_best = 0;  // each row's largest value's column
-    for (int r = 0; r < s->rows && n_best < MOST_ROWS; r++) {
-        int b = -1;
+    enum { MOST = 4096, MOST_K = 5 };     // rows are tokens: far fewer
+    int best[MOST], n_best = 0;           // the columns named for their values
+    int k = s->rows == 1 ? MOST_K : s->rows <= 3 ? 3 : 1;
+    for (int r = 0; r < s->rows && n_best + k <= MOST; r++) {
+        const float *row = trace_row(s, r);
+        int top[MOST_K], n = 0;           // this row's largest, largest first
         for (int c = 0; c < s->cols; c++) {
-            float v = trace_row(s, r)[c];
-            if (isfinite(v) && (b < 0 || v > trace_row(s, r)[b])) b = c;
+            if (!isfinite(row[c])) continue;
+            int at = n < k ? n++ : k;
+            while (at > 0 && row[c] > row[top[at - 1]]) {
+                if (at < k) top[at] = top[at - 1];
+                at--;
+            }
+            if (at < k) top[at] = c;
         }
-        if (b >= 0) best[n_best++] = b;
+        for (int i = 0; i < n; i++) best[n_best++] = top[i];
     }
     int lh = gfx_line_height(g, L->small_px), last = -lh, bottom = L->col_label_y + L->col_label_up;
     int leader = gfx_px(g, 8);

@@ -172,7 +172,7 @@ const char *stage_box_name(const StageInfo *s, StageLang lang) {
         [STAGE_BLOCK_FFN] = {"Feed-forward", "前饋網路"},
         [STAGE_BLOCK_FINAL_NORM] = {"Final LayerNorm", "最後的層正規化"},
         [STAGE_BLOCK_PROJECTION] = {"Linear + softmax", "線性層＋softmax"},
-        [STAGE_BLOCK_CHOICE] = {"Next token", "選出下一個詞元"},
+        [STAGE_BLOCK_CHOICE] = {"Next token", "下一個詞元"},
     };
     int z = lang == STAGE_ZH_TW;
     if (s->block == STAGE_BLOCK_MASK) return s->part == STAGE_SOURCE ? (z ? "填補遮罩" : "Padding mask") : (z ? "前瞻遮罩" : "Look-ahead mask");
