@@ -264,6 +264,33 @@ static void draw_some_col_labels(Gfx *g, const HeatLayout *L, const ViewState *v
     }
 }
 
+// A gold ring's radius in a cell of value v: it passes outside the number's
+// corners, so that the number stays readable; its line's width and edge.
+static float ring_radius(Gfx *g, const HeatLayout *L, float v, float *width, float *edge) {
+    float half = 0.5f * (float)(L->cell_w < L->cell_h ? L->cell_w : L->cell_h), radius = 0.72f * half;
+    *width = fmaxf(2.0f, radius / 8.0f);
+    *edge = 2.0f * gfx_scale(g);
+    if (L->values) {
+        char buf[32];
+        view_format_value(buf, sizeof buf, v);
+        float clear = hypotf(0.5f * (float)gfx_text_width(g, buf, L->value_px), 0.4f * (float)gfx_line_height(g, L->value_px)) +
+                      0.5f * *width + 2.0f * *edge;
+        if (clear > radius) radius = clear;
+    }
+    return radius;
+}
+
+bool heat_gold_rings(Gfx *g, const HeatLayout *L, const ViewState *vs, const Step *s, const CorpusPair *gold) {
+    float half = 0.5f * (float)(L->cell_w < L->cell_h ? L->cell_w : L->cell_h);
+    for (int k = 0; k < gold->n_links; k++) {
+        int r, c;
+        float width, edge;
+        if (view_gold_cell(vs, s, gold, k, &r, &c) && ring_radius(g, L, trace_row(s, r)[c], &width, &edge) + 0.5f * width + edge > half)
+            return false;
+    }
+    return true;
+}
+
 void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const char *title, bool row_labels, bool bar,
                const CorpusPair *gold) {
     const Theme *t = vs->theme;
@@ -338,25 +365,22 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
                         r < 0 ? L.grid.h : L.cell_h};
         gfx_frame(g, (SDL_Rect){box.x - gfx_px(g, 2), box.y - gfx_px(g, 2), box.w + gfx_px(g, 4), box.h + gfx_px(g, 4)}, gfx_px(g, 3), t->chosen);
     }
-    for (int k = 0; gold && k < gold->n_links; k++) {  // a gold ring, edged to show on any cell colour
+    // the gold alignment: rings, or where one cell has no room for a ring round
+    // its number, frames along every cell's edge (one mark, as the legend shows)
+    bool rings = gold && heat_gold_rings(g, &L, vs, s, gold);
+    for (int k = 0; gold && k < gold->n_links; k++) {
         int r, c;
         if (!view_gold_cell(vs, s, gold, k, &r, &c)) continue;
-        float v = trace_row(s, r)[c], half = 0.5f * (float)(L.cell_w < L.cell_h ? L.cell_w : L.cell_h), radius = 0.72f * half;
-        float cx = (float)L.grid.x + ((float)c + 0.5f) * (float)L.cell_w, cy = (float)L.grid.y + ((float)r + 0.5f) * (float)L.cell_h;
-        float width = fmaxf(2.0f, radius / 8.0f), edge = 2.0f * gfx_scale(g);
-        Color under = theme_text_on(heat_color(vs, &L, v));
-        if (L.values) {  // the ring passes outside the number's corners, so the number stays readable
-            view_format_value(buf, sizeof buf, v);
-            float clear = hypotf(0.5f * (float)gfx_text_width(g, buf, L.value_px), 0.4f * (float)vlh) + 0.5f * width + 2.0f * edge;
-            if (clear > radius) radius = clear;
-            if (radius + 0.5f * width + edge > half) {  // no room for a ring around it: a frame along the cell's edge
-                SDL_Rect cell = {L.grid.x + c * L.cell_w, L.grid.y + r * L.cell_h, L.cell_w, L.cell_h};
-                int w = (int)lroundf(width);
-                gfx_frame(g, cell, w + (int)lroundf(edge), under);
-                gfx_frame(g, cell, w, t->gold);
-                continue;
-            }
+        float v = trace_row(s, r)[c], width, edge, radius = ring_radius(g, &L, v, &width, &edge);
+        Color under = theme_text_on(heat_color(vs, &L, v));  // edged to show on any cell colour
+        if (!rings) {
+            SDL_Rect cell = {L.grid.x + c * L.cell_w, L.grid.y + r * L.cell_h, L.cell_w, L.cell_h};
+            int w = (int)lroundf(width);
+            gfx_frame(g, cell, w + (int)lroundf(edge), under);
+            gfx_frame(g, cell, w, t->gold);
+            continue;
         }
+        float cx = (float)L.grid.x + ((float)c + 0.5f) * (float)L.cell_w, cy = (float)L.grid.y + ((float)r + 0.5f) * (float)L.cell_h;
         view_draw_ring(g, cx, cy, radius, width + edge, under);
         view_draw_ring(g, cx, cy, radius, width, t->gold);
     }

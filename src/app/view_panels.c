@@ -251,8 +251,17 @@ static void draw_legend(Gfx *g, const Panels *p, const ViewState *vs) {
     int px = view_small_px(vs), x = p->legend.x, y = p->legend.y, lh = gfx_line_height(g, px);
     if (p->gold) {  // a sample of the mark, then where the gold comes from
         float cy = (float)y + (float)lh / 2.0f, scale = gfx_scale(g);
+        // the mark the cells have: rings, or frames where a cell has no room for a ring
+        bool rings = true;
+        for (int i = 0; i < p->n && !p->lines; i++)
+            if (view_gold_step(p->steps[i])) {
+                HeatLayout L = heat_layout(g, p->inner[i], vs, p->steps[i], p->titles[i][0] != '\0', shows_row_labels(p, i), shows_bar(p, i));
+                rings = heat_gold_rings(g, &L, vs, p->steps[i], p->gold);
+                break;
+            }
         if (p->lines) view_draw_dashed(g, (float)x, cy, (float)x + 34.0f * scale, cy, 2.0f * scale, 7.0f * scale, t->gold);
-        else view_draw_ring(g, (float)x + 10.0f * scale, cy, 7.0f * scale, 2.0f * scale, t->gold);
+        else if (rings) view_draw_ring(g, (float)x + 10.0f * scale, cy, 7.0f * scale, 2.0f * scale, t->gold);
+        else gfx_frame(g, (SDL_Rect){x + gfx_px(g, 3), (int)cy - gfx_px(g, 7), gfx_px(g, 14), gfx_px(g, 14)}, gfx_px(g, 2), t->gold);
         x += gfx_px(g, p->lines ? 42 : 26);
         char buf[96];
         snprintf(buf, sizeof buf, i18n(vs->lang, S_V_GOLD), p->gold_file, p->gold->line);

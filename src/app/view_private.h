@@ -61,6 +61,9 @@ typedef struct {
 
 // A value's colour on L's scale.
 Color heat_color(const ViewState *vs, const HeatLayout *L, float v);
+// Whether s's gold alignment is drawn as rings (every marked cell has room
+// for one round its number) or as frames along the cells' edges.
+bool heat_gold_rings(Gfx *g, const HeatLayout *L, const ViewState *vs, const Step *s, const CorpusPair *gold);
 
 // row_labels false: the panel to the left shows them; bar false: no colour
 // bar (a panel of a grid that shares one), its room given to the cells.
