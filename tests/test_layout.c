@@ -266,9 +266,9 @@ static void test_zoom_enlarges(void **state) {
     gfx_free(g);
 }
 
-// Golden images at the four sizes a class meets, in explore mode (a heatmap,
-// the masking steps side by side, the beam tree) and in lesson mode (the
-// masking steps beside the narration); tests/golden/size.NAME.WxH.png.
+// Golden images of every kind of view at the four sizes a class meets, in
+// explore mode and in lesson mode (a heatmap, bars and the choice beside the
+// narration); tests/golden/size.NAME.WxH.png.
 static void test_goldens_at_four_sizes(void **state) {
     (void)state;
     static const int four[][2] = {{1024, 768}, {1280, 720}, {1920, 1080}, {3840, 2160}};
@@ -276,11 +276,24 @@ static void test_goldens_at_four_sizes(void **state) {
         const char *name, *stage, *lesson;
         int head, dstep, lesson_step;
         DecodeMode mode;
+        const char *keys;  // view switches pressed: g the heads grid, v lines, k the KV cache
     } shots[] = {
-        {"cross_attn", "dec.L2.cross_attn.weights", NULL, 2, 5, 0, DECODE_GREEDY},
-        {"masking", "dec.L1.self_attn.masked_scores", NULL, 1, 5, 0, DECODE_GREEDY},
-        {"beam", "dec.beam", NULL, 0, 5, 0, DECODE_BEAM},
-        {"lesson", NULL, LESSONS "/03-decoder.lesson", 0, 0, 8, DECODE_GREEDY},
+        {"tokens", "src.tokens", NULL, 0, 0, 0, DECODE_GREEDY, ""},
+        {"matrix", "src.embed", NULL, 0, 0, 0, DECODE_GREEDY, ""},
+        {"scores", "enc.L1.self_attn.scores", NULL, 1, 0, 0, DECODE_GREEDY, ""},
+        {"cross_attn", "dec.L2.cross_attn.weights", NULL, 2, 5, 0, DECODE_GREEDY, ""},
+        {"heads_grid", "enc.L1.self_attn.weights", NULL, 1, 0, 0, DECODE_GREEDY, "g"},
+        {"lines", "dec.L2.cross_attn.weights", NULL, 1, 5, 0, DECODE_GREEDY, "v"},
+        {"masking", "dec.L1.self_attn.masked_scores", NULL, 1, 5, 0, DECODE_GREEDY, ""},
+        {"kv_cache", "dec.L1.self_attn.k", NULL, 1, 4, 0, DECODE_GREEDY, "k"},
+        {"probs", "dec.probs", NULL, 0, 3, 0, DECODE_GREEDY, ""},
+        {"top_k", "dec.top_k", NULL, 0, 3, 0, DECODE_GREEDY, ""},
+        {"choice", "dec.choice", NULL, 0, 3, 0, DECODE_GREEDY, ""},
+        {"sample", "dec.sample", NULL, 0, 2, 0, DECODE_SAMPLE, ""},
+        {"beam", "dec.beam", NULL, 0, 5, 0, DECODE_BEAM, ""},
+        {"lesson", NULL, LESSONS "/03-decoder.lesson", 0, 0, 8, DECODE_GREEDY, ""},
+        {"lesson_cross_attn", NULL, LESSONS "/06-cross-attention.lesson", 0, 0, 4, DECODE_GREEDY, ""},
+        {"lesson_top_k", NULL, LESSONS "/04-generation.lesson", 0, 0, 1, DECODE_GREEDY, ""},
     };
     char why[2048], name[96];
     int failed = 0;
@@ -295,6 +308,7 @@ static void test_goldens_at_four_sizes(void **state) {
             if (!a) fail_msg("app_new: %s", err.msg);
             if (shots[i].lesson) lm_go(app_lessons(a), a, shots[i].lesson_step);
             else go_to(a, shots[i].stage, shots[i].head, shots[i].dstep);
+            for (const char *k = shots[i].keys; *k; k++) key(a, *k == 'g' ? SDLK_g : *k == 'v' ? SDLK_v : SDLK_k, KMOD_NONE);
             app_draw(a);
             snprintf(name, sizeof name, "size.%s.%dx%d", shots[i].name, four[z][0], four[z][1]);
             if (!golden_matches(gfx_surface(g), name, why, sizeof why)) {
