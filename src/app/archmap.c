@@ -158,8 +158,7 @@ void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, c
     int px = m.px, pad = m.pad, lh = gfx_line_height(g, px);
     StageLang sl = map_lang(lang);
     const Step *now = trace_step(t, step);
-    gfx_fill(g, area, th->panel);
-    gfx_frame(g, area, 1, th->panel_edge);
+    gfx_frame(g, area, 1, th->panel_edge);  // on the window's own background: a 4K frame paints 7 MB less
     if (full) {
         gfx_text_fit(g, m.title[0].x + pad, m.title[0].y + pad / 2, m.title[0].w - pad, i18n(lang, S_MAP_ENCODER), px, th->text, GFX_LEFT);
         gfx_text_fit(g, m.title[1].x + pad, m.title[1].y + pad / 2, m.title[1].w - pad, i18n(lang, S_MAP_DECODER), px, th->text, GFX_LEFT);
@@ -176,7 +175,7 @@ void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, c
             if (full) gfx_text_fit(g, f.x + pad, f.y + pad / 2, f.w - 2 * pad, name, px, th->text_dim, GFX_LEFT);
             if (m.folded[side][l]) {  // its sub-layers hidden for room: a click shows the layer's first
                 SDL_Rect r = folded_row(&m, side, l, full, lh);
-                gfx_fill(g, r, th->background);
+                gfx_fill(g, r, th->panel);
                 gfx_frame(g, r, 1, th->panel_edge);
                 if (full) gfx_text_fit(g, r.x + pad, r.y + (r.h - lh) / 2, r.w - 2 * pad, "\xE2\x80\xA6", px, th->text_dim, GFX_LEFT);
             }
@@ -210,7 +209,7 @@ void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, c
         const Box *x = &m.box[b];
         if (x->r.h <= 0) continue;
         bool here = b == m.current;
-        gfx_fill(g, x->r, here ? th->accent : th->background);
+        gfx_fill(g, x->r, here ? th->accent : th->panel);
         gfx_frame(g, x->r, 1, here ? th->accent : th->panel_edge);
         if (!full) continue;
         char name[160];

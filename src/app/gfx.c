@@ -280,6 +280,13 @@ void gfx_fill(Gfx *g, SDL_Rect r, Color c) {
         // moves halve the time of a 4K frame's large cells (bench_app).
         Uint32 *first = pixel(g, v.x, v.y);
         for (int x = 0; x < v.w; x++) first[x] = c;
+        if (v.w < 48) {  // narrow (a cell, a frame's side): stores, no call per row
+            for (int y = v.y + 1; y < v.y + v.h; y++) {
+                Uint32 *row = pixel(g, v.x, y);
+                for (int x = 0; x < v.w; x++) row[x] = c;
+            }
+            return;
+        }
         for (int y = v.y + 1; y < v.y + v.h; y++) memcpy(pixel(g, v.x, y), first, (size_t)v.w * sizeof *first);
         return;
     }
