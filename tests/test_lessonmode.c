@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "archmap.h"
 #include "lessonmode.h"
 #include "vocab.h"
 
@@ -464,7 +465,21 @@ static void test_presenter_view(void **state) {
     key(f->a, SDLK_RIGHT, KMOD_NONE);
     app_draw(f->a);
     bool map_before = app_map_hidden(f->a);
+    // beside the narration the map is a strip above it, the view keeping its width; a click on it goes there
+    SDL_Rect strip = app_map_rect(f->a);
+    assert_true(strip.w > 0 && strip.x > 1280 / 2);
+    assert_int_equal(strip.h, amap_strip_height(f->g));
     int step = app_step(f->a);
+    SDL_Event click = {.type = SDL_MOUSEBUTTONDOWN};
+    click.button.button = SDL_BUTTON_LEFT;
+    for (int x = strip.x; x < strip.x + strip.w && app_step(f->a) == step; x += 3) {
+        click.button.x = x, click.button.y = strip.y + strip.h / 4;  // the encoder's row
+        app_event(f->a, &click);
+    }
+    if (app_step(f->a) == step) fail_msg("no click on the strip moved from step %d", step);
+    if (strncmp(stage(f->a), "src.", 4) && strncmp(stage(f->a), "enc.", 4)) fail_msg("the strip's top row went to %s", stage(f->a));
+    app_set_step(f->a, step);
+    app_draw(f->a);
     assert_false(lm_panel_collapsed(f->lm));
     key(f->a, SDLK_p, KMOD_LSHIFT);
     app_draw(f->a);

@@ -565,20 +565,22 @@ int app_next_tick(const App *a, Uint32 now) {
 
 
 AmapMode app_map_mode(const App *a) {
-    bool narration = a->lesson && lm_panel_shown(a->lesson);
+    // beside a lesson's narration the view keeps its width: the small map is a strip above the narration
+    bool narration = a->lesson && lm_panel_shown(a->lesson) && !lm_panel_collapsed(a->lesson);
+    AmapMode m = narration ? AMAP_SMALL : AMAP_FULL;
     if (a->map_chosen) {  // full where it leaves the step at least half the room it has, else small
         int room = gfx_width(a->g) * (narration ? 66 : 100) / 100;
-        return a->map_mode == AMAP_FULL && 2 * amap_width(a->g, AMAP_FULL, a->lang) >= room ? AMAP_SMALL : a->map_mode;
+        m = a->map_mode == AMAP_FULL && 2 * amap_width(a->g, AMAP_FULL, a->lang) >= room ? AMAP_SMALL : a->map_mode;
+    } else if (!narration) {
+        // views of several panels side by side and the pages in the step's place need the width: small beside them
+        ViewState vs = app_view_state(a, false);
+        ViewSwitches sw = view_switches(&vs);
+        bool wide = (sw.side_by_side && !a->view.no_side_by_side) || (sw.heads_grid && a->view.heads_grid) ||
+                    (sw.kv_cache && a->view.kv_cache);
+        // full where it takes a third of the width at most
+        if (app_page_open(a) || wide || gfx_width(a->g) < 3 * amap_width(a->g, AMAP_FULL, a->lang)) m = AMAP_SMALL;
     }
-    // beside a lesson's narration the view keeps its room: small, or hidden on a narrow screen
-    if (narration) return gfx_width(a->g) >= 1200 ? AMAP_SMALL : AMAP_HIDDEN;
-    // views of several panels side by side and the pages in the step's place need the width: small beside them
-    if (app_page_open(a)) return AMAP_SMALL;
-    ViewState vs = app_view_state(a, false);
-    ViewSwitches sw = view_switches(&vs);
-    if ((sw.side_by_side && !a->view.no_side_by_side) || (sw.heads_grid && a->view.heads_grid) || (sw.kv_cache && a->view.kv_cache))
-        return AMAP_SMALL;
-    return gfx_width(a->g) >= 3 * amap_width(a->g, AMAP_FULL, a->lang) ? AMAP_FULL : AMAP_SMALL;  // a third of the width at most
+    return m == AMAP_SMALL && narration ? AMAP_STRIP : m;
 }
 
 void app_draw(App *a) {
@@ -591,7 +593,8 @@ void app_draw(App *a) {
     FrameContent content = {.settings_label = i18n(a->lang, S_SETTINGS_BUTTON), .info = bars_info(a->m, a->t, a->lang, info, sizeof info),
                             .counter = a->list ? counter : NULL, .lesson_panel = a->lesson && lm_panel_shown(a->lesson),
                             .lesson_strip = a->lesson && lm_panel_collapsed(a->lesson) ? lm_strip_width(g) : 0,
-                            .view = &a->view, .map_w = amap_width(g, app_map_mode(a), a->lang)};
+                            .view = &a->view, .map_w = amap_width(g, app_map_mode(a), a->lang),
+                            .map_strip_h = app_map_mode(a) == AMAP_STRIP ? amap_strip_height(g) : 0};
     lay_frame(g, &content, &a->lay);
     a->view_zoomed = zoomed_view(a, &content);
     tb_draw(&a->tb, a->lay.text_box, th, a->lang, a->sentence);

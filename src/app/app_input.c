@@ -167,9 +167,9 @@ static bool key_down(App *a, const SDL_Event *e) {
             toggle_presenter(a);
             return true;
         }
-        a->map_mode = (AmapMode)((app_map_mode(a) + 1) % AMAP_MODES);
+        a->map_mode = (AmapMode)(((app_map_mode(a) == AMAP_STRIP ? AMAP_SMALL : app_map_mode(a)) + 1) % AMAP_CHOICES);
         a->map_chosen = true;
-        if (app_map_mode(a) != a->map_mode) a->map_mode = app_map_mode(a);  // no room for it full: small
+        if (a->map_mode == AMAP_FULL && app_map_mode(a) != AMAP_FULL) a->map_mode = AMAP_SMALL;  // no room for it full: small
         status_set(&a->status, "%s", i18n(a->lang, a->map_mode == AMAP_FULL ? S_MAP_SHOWN : a->map_mode == AMAP_SMALL ? S_MAP_SMALL : S_MAP_HIDDEN));
         return true;
     case SDLK_m:

@@ -58,8 +58,10 @@ static void collect(const Trace *t, int step, Map *m) {
 
 static int box_px(Gfx *g) { return gfx_px(g, 14); }  // the smallest text: the map stays narrow
 
+int amap_strip_height(Gfx *g) { return gfx_px(g, 44); }
+
 int amap_width(Gfx *g, AmapMode mode, Lang lang) {
-    if (mode == AMAP_HIDDEN) return 0;
+    if (mode == AMAP_HIDDEN || mode == AMAP_STRIP) return 0;
     if (mode == AMAP_SMALL) return gfx_px(g, 60);
     int px = box_px(g), pad = gfx_px(g, 5), widest = 0;
     for (int i = 0; i < stage_count(); i++) {
@@ -109,11 +111,52 @@ static int place_side(Map *m, int side, int x0, int col_w, int y, int row, int h
     return y;
 }
 
+// The strip: the encoder's boxes in the top row, the decoder's under them,
+// left to right with a gap between layers, each layer framed.
+static void layout_strip(Gfx *g, SDL_Rect area, Map *m) {
+    m->px = gfx_px(g, 14);
+    m->pad = gfx_px(g, 2);
+    int pad = m->pad, gap = gfx_px(g, 5), row_h = (area.h - 3 * pad) / 2;
+    m->title[0] = m->title[1] = m->footer = (SDL_Rect){0};
+    memset(m->layer, 0, sizeof m->layer);
+    memset(m->folded, 0, sizeof m->folded);
+    for (int side = 0; side < 2; side++) {
+        int n = 0, groups = 0, last = -1;
+        for (int b = 0; b < m->n; b++)
+            if (m->box[b].decoder == side) {
+                n++;
+                groups += m->box[b].layer != last;
+                last = m->box[b].layer;
+            }
+        if (n == 0) continue;
+        float w = (float)(area.w - 2 * pad - (groups - 1) * gap) / (float)n, x = (float)(area.x + pad);
+        int y = area.y + pad + side * (row_h + pad);
+        last = -1;
+        for (int b = 0; b < m->n; b++) {
+            Box *bx = &m->box[b];
+            if (bx->decoder != side) continue;
+            if (last != -1 && bx->layer != last) x += (float)gap;
+            bx->r = (SDL_Rect){(int)x + 1, y + 2, SDL_max(1, (int)(x + w) - (int)x - 2), row_h - 4};
+            if (bx->layer > 0) {  // its layer's frame grows to hold it
+                SDL_Rect *f = &m->layer[side][bx->layer], cell = {(int)x, y, (int)(x + w) - (int)x, row_h};
+                if (f->w == 0) *f = cell;
+                else SDL_UnionRect(f, &cell, f);
+            }
+            x += w;
+            last = bx->layer;
+        }
+    }
+}
+
 // Where everything goes: the two sides in columns, the encoder's and the
 // decoder's; layers other than the current one fold to a row when the whole
 // does not fit the height (and a small map is squeezed).
 static void layout(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, Map *m) {
     collect(t, step, m);
+    if (mode == AMAP_STRIP) {
+        layout_strip(g, area, m);
+        return;
+    }
     bool full = mode == AMAP_FULL;
     m->px = full ? box_px(g) : gfx_px(g, 14);  // a small map has no words, only its step counter
     m->pad = gfx_px(g, full ? 5 : 2);
@@ -184,7 +227,12 @@ void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, c
     const Box *memory = NULL;
     for (int b = 0; b < m.n; b++)
         if (!m.box[b].decoder) memory = &m.box[b];
-    if (memory && memory->r.h > 0) {
+    if (memory && memory->r.h > 0 && mode == AMAP_STRIP) {  // down from the memory into each cross-attention
+        for (int b = 0; b < m.n; b++)
+            if (m.box[b].stage->block == STAGE_BLOCK_CROSS_ATTN && m.box[b].r.h > 0)
+                gfx_line(g, (float)memory->r.x + (float)memory->r.w / 2.0f, (float)(memory->r.y + memory->r.h),
+                         (float)m.box[b].r.x + (float)m.box[b].r.w / 2.0f, (float)m.box[b].r.y, 1.0f, th->text_dim);
+    } else if (memory && memory->r.h > 0) {
         float x0 = (float)(memory->r.x + memory->r.w), y0 = (float)memory->r.y + (float)memory->r.h / 2.0f;
         float mid = (float)(m.title[0].x + m.title[0].w) + (float)(m.title[1].x - m.title[0].x - m.title[0].w) / 2.0f;
         float w = full ? (float)gfx_px(g, 2) : 1.0f, head = (float)gfx_px(g, full ? 6 : 3);
@@ -220,8 +268,8 @@ void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, c
             snprintf(name, sizeof name, "%s", label);
         gfx_text_fit(g, x->r.x + pad, x->r.y + (x->r.h - lh) / 2, x->r.w - 2 * pad, name, px, here ? th->accent_text : th->text, GFX_LEFT);
     }
-    // under it all: the decoding step, and the token it produces
-    if (now && now->dstep > 0) {
+    // under it all: the decoding step, and the token it produces (the strip has no room: the title says them)
+    if (now && now->dstep > 0 && mode != AMAP_STRIP) {
         int last = 0;
         for (int i = 0; i < trace_count(t); i++) last = SDL_max(last, trace_step(t, i)->dstep);
         char line[128];

@@ -13,10 +13,17 @@
 #include "theme.h"
 #include "trace.h"
 
-typedef enum { AMAP_FULL, AMAP_SMALL, AMAP_HIDDEN, AMAP_MODES } AmapMode;
+// How the map is drawn: full, with words, or small, without, at the page's
+// left; as a strip of two rows (the encoder's boxes over the decoder's) at
+// the top of a lesson's narration, so that the view keeps its width; or not.
+// P cycles the first three; beside the narration, small is the strip.
+typedef enum { AMAP_FULL, AMAP_SMALL, AMAP_HIDDEN, AMAP_STRIP } AmapMode;
+enum { AMAP_CHOICES = 3 };
 
-// The width the map takes at g's scale (0: hidden).
+// The width the map takes at the page's left at g's scale (0: hidden, or the strip).
 int amap_width(Gfx *g, AmapMode mode, Lang lang);
+// The strip's height.
+int amap_strip_height(Gfx *g);
 // The map in area, with step's box highlighted.
 void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, const Theme *th, Lang lang);
 // The step a click at (x, y) goes to: the box's value at step's decoding

@@ -50,13 +50,17 @@ void lay_frame(Gfx *g, const FrameContent *c, Layout *o) {
     int status_h = o->lh + pad / 2, timeline_h = gfx_px(g, 22);
     int top = o->chips_y + gfx_line_height(g, o->small) + pad;
     o->page = (SDL_Rect){pad, top, W - 2 * pad, H - top - timeline_h - status_h - 2 * pad};
-    o->lesson_panel = (SDL_Rect){0};
+    o->lesson_panel = o->map = (SDL_Rect){0};
     if (c->lesson_panel) {  // the lesson's narration on the right
         int panel_w = c->lesson_strip > 0 ? c->lesson_strip : W * 34 / 100;  // the view keeps at least 62% of the width
         o->page.w -= panel_w + pad;
         o->lesson_panel = (SDL_Rect){o->page.x + o->page.w + pad, o->page.y, panel_w, o->page.h};
+        if (c->map_strip_h > 0 && c->lesson_strip <= 0 && c->map_strip_h < o->lesson_panel.h / 4) {  // the map above the narration
+            o->map = (SDL_Rect){o->lesson_panel.x, o->lesson_panel.y, panel_w, c->map_strip_h};
+            o->lesson_panel.y += c->map_strip_h + pad / 2;
+            o->lesson_panel.h -= c->map_strip_h + pad / 2;
+        }
     }
-    o->map = (SDL_Rect){0};
     if (c->map_w > 0 && c->map_w < o->page.w / 2) {  // the map of the model at the page's left
         o->map = (SDL_Rect){o->page.x, o->page.y, c->map_w, o->page.h};
         o->page.x += c->map_w + pad;

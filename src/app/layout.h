@@ -26,6 +26,7 @@ typedef struct {
     int lesson_strip;            // > 0: folded to a strip this wide
     const ViewOptions *view;     // a lesson's code line and given matrix change the page; NULL: neither
     int map_w;                   // the map of the model at the page's left (archmap.h); 0: none
+    int map_strip_h;             // or > 0: as a strip this tall at the top of the lesson's narration
 } FrameContent;
 
 typedef struct {
