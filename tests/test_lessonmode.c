@@ -477,6 +477,10 @@ static void test_presenter_view(void **state) {
         app_event(f->a, &click);
     }
     if (app_step(f->a) == step) fail_msg("no click on the strip moved from step %d", step);
+    SDL_Event move = {.type = SDL_MOUSEMOTION};  // the pointer over a box names it: the strip has no words
+    move.motion.x = click.button.x, move.motion.y = click.button.y;
+    app_event(f->a, &move);
+    if (!strstr(app_status(f->a), "Encoder") && !strstr(app_status(f->a), "Source")) fail_msg("hovering the strip: \"%s\"", app_status(f->a));
     if (strncmp(stage(f->a), "src.", 4) && strncmp(stage(f->a), "enc.", 4)) fail_msg("the strip's top row went to %s", stage(f->a));
     app_set_step(f->a, step);
     app_draw(f->a);
@@ -512,6 +516,7 @@ static void test_own_sentence_questions(void **state) {
     key(f->a, SDLK_RETURN, KMOD_NONE);
     assert_string_equal(app_sentence(f->a), "the cat sits");
     assert_false(lm_question_not_here(f->lm));  // how many heads: any sentence
+    assert_int_equal(app_view(f->a)->n_highlight, 0);  // the lesson's cells were its sentence's
     key(f->a, SDLK_2, KMOD_NONE);
     key(f->a, SDLK_RETURN, KMOD_NONE);
     assert_true(lm_revealed(f->lm));

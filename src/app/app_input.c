@@ -302,6 +302,10 @@ static bool free_event(App *a, const SDL_Event *e) {
             char name[512];
             const Step *under = trace_step(a->t, timeline_index(a, e->motion.x));
             status_set(&a->status, "%s", view_step_name(a->t, under, a->lang, name, sizeof name));
+        } else if (SDL_PointInRect(&(SDL_Point){e->motion.x, e->motion.y}, &a->lay.map)) {  // and the map the box under it (the small one has no words)
+            int to = amap_click(a->g, a->lay.map, a->t, a->step, a->last_head, app_map_mode(a), a->lang, e->motion.x, e->motion.y);
+            char name[512];
+            if (to >= 0) status_set(&a->status, "%s", view_step_name(a->t, trace_step(a->t, to), a->lang, name, sizeof name));
         }
         return true;
     case SDL_WINDOWEVENT: return true;

@@ -141,12 +141,23 @@ static void keep_words(LessonMode *lm, const char *sentence, const Trace *t) {
     }
 }
 
-// Whether text quotes a number or a word of the lesson's sentence (a whole
-// English word, any Chinese one).
+// Whether a number at c is one read off the lesson's sentence: a value with
+// decimals ("0.92") or a shape ("3 × 7"). Whole numbers alone are most often
+// the model's sizes ("√d_k = 4", "64 numbers"), the same for any sentence.
+static bool sentence_number(const char *c) {
+    if (!isdigit((unsigned char)*c)) return false;
+    while (isdigit((unsigned char)*c)) c++;
+    if (*c == '.' && isdigit((unsigned char)c[1])) return true;
+    while (*c == ' ') c++;
+    return !strncmp(c, "\xC3\x97", 2) || *c == 'x';  // ×
+}
+
+// Whether text quotes a number of the lesson's sentence or one of its words
+// (a whole English word, any Chinese one).
 static bool quotes_sentence(const LessonMode *lm, const char *text) {
     if (!text) return false;
     for (const char *c = text; *c; c++)
-        if (isdigit((unsigned char)*c)) return true;
+        if ((c == text || !isdigit((unsigned char)c[-1])) && sentence_number(c)) return true;
     for (const char *w = lm->quoted + (lm->quoted[0] == ' '); *w;) {
         size_t n = strcspn(w, " ");
         char word[70];
@@ -212,8 +223,9 @@ static void apply(LessonMode *lm, App *a) {
     const LesStep *s = &l->steps[lm->step];
     int idx = les_bind(l, lm->step, lm->host->trace(a), lm->why, sizeof lm->why);
     ViewOptions v = {.heads_grid = s->grid, .lines = s->lines, .no_side_by_side = s->alone, .no_gold = s->no_gold,
-                     .kv_cache = s->kv_cache, .hide_shape = s->ask[LES_EN] != NULL};
-    for (int i = 0; i < s->n_cells && v.n_highlight < 16; i++) {
+                     .kv_cache = s->kv_cache, .hide_shape = s->ask[LES_EN] != NULL && !question_not_for_this_sentence(lm, s)};
+    // the cells the narration points at are the lesson's sentence's: on another sentence, none
+    for (int i = 0; i < s->n_cells && v.n_highlight < 16 && !lm->own; i++) {
         v.highlight[v.n_highlight].row = s->cells[i].row;
         v.highlight[v.n_highlight++].col = s->cells[i].col;
     }

@@ -58,16 +58,22 @@ static void draw_beam_table(Gfx *g, SDL_Rect area, const ViewState *vs, const St
     gfx_text_fit(g, area.x, area.y, logp_x - gap - area.x, i18n(vs->lang, S_V_BEAM_HYPOTHESIS), px, t->text_dim, GFX_LEFT);
     gfx_text(g, logp_x + num_w, area.y, i18n(vs->lang, S_V_BEAM_LOGP), px, t->text_dim, GFX_RIGHT);
     gfx_text(g, score_x + num_w, area.y, i18n(vs->lang, S_V_BEAM_SCORE), px, t->text_dim, GFX_RIGHT);
-    // the rows that fit under the heading; when some do not, the last line counts them
+    // the rows that fit under the heading: every kept one first (a kept
+    // hypothesis can score below pruned ones that finished the sentence or
+    // lost to it), then the best pruned ones; the last line counts the rest
     int fit = area.h / row_h - 1, shown = s->rows <= fit ? s->rows : fit - 1;
-    if (shown < s->rows && shown >= 0) {
-        int kept_left = 0;
-        for (int r = shown; r < s->rows; r++) kept_left += beam_kept(s, r);
+    if (shown < 0) shown = 0;
+    int n_kept = 0;
+    for (int r = 0; r < s->rows; r++) n_kept += beam_kept(s, r);
+    int pruned_room = shown - n_kept, line = 0;
+    if (shown < s->rows) {
+        int kept_left = n_kept > shown ? n_kept - shown : 0;
         snprintf(buf, sizeof buf, i18n(vs->lang, S_V_BEAM_MORE), s->rows - shown, kept_left);
         gfx_text_fit(g, label_x, area.y + (shown + 1) * row_h, area.w - (label_x - area.x), buf, px, kept_left ? t->text : t->text_dim, GFX_LEFT);
     }
-    for (int r = 0; r < shown; r++) {
-        int y = area.y + (r + 1) * row_h;
+    for (int r = 0; r < s->rows && line < shown; r++) {
+        if (!beam_kept(s, r) && pruned_room-- <= 0) continue;  // room kept for the kept rows below
+        int y = area.y + (++line) * row_h;
         bool kept = beam_kept(s, r);
         Color c = r == path_row ? t->chosen : kept ? t->text : t->text_dim;
         if (kept) gfx_fill(g, (SDL_Rect){area.x, y, gfx_px(g, 4), lh}, r == path_row ? t->chosen : t->accent);
