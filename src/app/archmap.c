@@ -227,12 +227,7 @@ void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, c
     const Box *memory = NULL;
     for (int b = 0; b < m.n; b++)
         if (!m.box[b].decoder) memory = &m.box[b];
-    if (memory && memory->r.h > 0 && mode == AMAP_STRIP) {  // down from the memory into each cross-attention
-        for (int b = 0; b < m.n; b++)
-            if (m.box[b].stage->block == STAGE_BLOCK_CROSS_ATTN && m.box[b].r.h > 0)
-                gfx_line(g, (float)memory->r.x + (float)memory->r.w / 2.0f, (float)(memory->r.y + memory->r.h),
-                         (float)m.box[b].r.x + (float)m.box[b].r.w / 2.0f, (float)m.box[b].r.y, (float)gfx_px(g, 2), th->text_dim);
-    } else if (memory && memory->r.h > 0) {
+    if (memory && memory->r.h > 0 && mode != AMAP_STRIP) {  // the strip is a locator: its lines would cross its boxes
         float x0 = (float)(memory->r.x + memory->r.w), y0 = (float)memory->r.y + (float)memory->r.h / 2.0f;
         float mid = (float)(m.title[0].x + m.title[0].w) + (float)(m.title[1].x - m.title[0].x - m.title[0].w) / 2.0f;
         float w = full ? (float)gfx_px(g, 2) : 1.0f, head = (float)gfx_px(g, full ? 6 : 3);
