@@ -10,7 +10,9 @@ typedef struct {
     int head, step;
     DecodeMode mode;     // DECODE_TEACHER: greedy options with target
     const char *target;
-    SDL_Keycode key;     // 0: none; SDLK_g the heads grid, SDLK_v the line view
+    SDL_Keycode key;     // 0: none; SDLK_g the heads grid, SDLK_v the line view, SDLK_k the KV cache
+    const char *lesson;  // NULL, or a lesson (lessons/NAME) opened at lesson_step: its narration and map strip beside the view
+    int lesson_step;
 } BenchView;
 
 extern const BenchView bench_views[];

@@ -290,8 +290,18 @@ void gfx_fill(Gfx *g, SDL_Rect r, Color c) {
         for (int y = v.y + 1; y < v.y + v.h; y++) memcpy(pixel(g, v.x, y), first, (size_t)v.w * sizeof *first);
         return;
     }
-    for (int y = v.y; y < v.y + v.h; y++)
-        for (int x = v.x; x < v.x + v.w; x++) blend(pixel(g, x, y), c, 1.0f);
+    // translucent (a KV cache's washed rows, the help's veil): in integers,
+    // red and blue at once, the colour's share A of 256; a 4K frame of the
+    // KV cache view blends about 2 million pixels
+    Uint32 A = (Uint32)lroundf((float)(c >> 24) * 256.0f / 255.0f), B = 256 - A;
+    Uint32 crb = (c & 0xFF00FFu) * A + 0x800080u, cg = (c & 0x00FF00u) * A + 0x008000u;
+    for (int y = v.y; y < v.y + v.h; y++) {
+        Uint32 *row = pixel(g, v.x, y);
+        for (int x = 0; x < v.w; x++) {
+            Uint32 d = row[x];
+            row[x] = 0xFF000000u | ((((d & 0xFF00FFu) * B + crb) >> 8) & 0xFF00FFu) | ((((d & 0x00FF00u) * B + cg) >> 8) & 0x00FF00u);
+        }
+    }
 }
 
 void gfx_frame(Gfx *g, SDL_Rect r, int t, Color c) {
