@@ -189,6 +189,11 @@ void bars_draw_timeline(Gfx *g, const Layout *lay, const Theme *th, const Trace 
         gfx_fill(g, (SDL_Rect){x0, tl.y, SDL_max(1, x1 - x0), tl.h}, timeline_color(th, first, key));
         char label[128];
         timeline_label(t, first, lang, label, sizeof label);
+        // a layer too narrow for "Encoder layer 1" is "Layer 1", then "L1"
+        if (first->layer > 0 && !first->dstep && gfx_text_width(g, label, lay->small) + gfx_px(g, 8) > x1 - x0)
+            snprintf(label, sizeof label, i18n(lang, S_MAP_LAYER), first->layer);
+        if (first->layer > 0 && !first->dstep && gfx_text_width(g, label, lay->small) + gfx_px(g, 8) > x1 - x0)
+            snprintf(label, sizeof label, "L%d", first->layer);
         if (gfx_text_width(g, label, lay->small) + gfx_px(g, 8) <= x1 - x0)
             gfx_text(g, (x0 + x1) / 2, tl.y + (tl.h - gfx_line_height(g, lay->small)) / 2, label, lay->small,
                      theme_text_on(timeline_color(th, first, key)), GFX_CENTER);

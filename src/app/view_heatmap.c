@@ -428,8 +428,10 @@ void view_given(Gfx *g, SDL_Rect area, const ViewState *vs) {
     own.opt.n_highlight = 0;
     own.opt.heads_grid = false;
     own.hover_row = own.hover_col = -1;
+    // its title wrapped over as many lines as it needs: it says what the course's matrix is
     const char *title = gv->title[vs->lang == LANG_ZH_TW ? 1 : 0];
-    heat_draw(g, area, &own, &s, title[0] ? title : NULL, true, false, NULL);
+    int top = title[0] ? gfx_text_wrap(g, area.x, area.y, area.w, title, vs->font_px, vs->theme->text, true) + gfx_px(g, 4) : 0;
+    heat_draw(g, (SDL_Rect){area.x, area.y + top, area.w, area.h - top}, &own, &s, NULL, true, false, NULL);
 }
 
 void view_table(Gfx *g, SDL_Rect area, const ViewState *vs) {
