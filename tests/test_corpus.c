@@ -712,18 +712,27 @@ static void test_word_counts(void **state) {
     const char *toks[] = {VOC_PAD, VOC_BOS, VOC_EOS, VOC_UNK, "the", "cat", "cake"};
     Vocab *v = voc_new(toks, 7, &err);
     assert_non_null(v);
-    int *counts = gold_word_counts(model, v);
+    int *next = NULL, *counts = gold_word_counts(model, v, &next);
     assert_non_null(counts);
     assert_int_equal(counts[4], 2);  // "the": lines 1 and 3
     assert_int_equal(counts[5], 2);  // "cat": lines 1 and 4 (line 2 has no tab)
     assert_int_equal(counts[6], 3);  // "cake": line 3, twice on the last (line 6 is cut at its NUL: no tab)
     assert_int_equal(counts[3], 0);
+    // what follows what, V = 7, row 7 the start of a sentence; a word not in v breaks the chain
+    assert_non_null(next);
+    assert_int_equal(next[7 * 7 + 4], 2);  // the start, then "the": lines 1 and 3
+    assert_int_equal(next[4 * 7 + 5], 1);  // "the cat"
+    assert_int_equal(next[4 * 7 + 6], 0);  // "the \xff\xfe cake": not after "the"
+    assert_int_equal(next[7 * 7 + 6], 1);  // the last line starts with "cake"
+    assert_int_equal(next[6 * 7 + 6], 1);  // "cake cake"
+    assert_int_equal(next[7 * 7 + 5], 0);  // "dog cat": dog is not in v, so cat follows nothing counted
     free(counts);
+    free(next);
     // no corpus beside the model, or a model that has none: NULL, alphabetical order then
-    assert_null(gold_word_counts("nowhere/models/en-zh.safetensors", v));
-    assert_null(gold_word_counts(model, NULL));
+    assert_null(gold_word_counts("nowhere/models/en-zh.safetensors", v, NULL));
+    assert_null(gold_word_counts(model, NULL, NULL));
     snprintf(model, sizeof model, "%s/models/mine.safetensors", root);
-    assert_null(gold_word_counts(model, v));
+    assert_null(gold_word_counts(model, v, NULL));
     voc_free(v);
     unlink(path_in(pair, "train.tsv"));
     rmdir(pair);

@@ -280,12 +280,17 @@ static void test_suggestions(void **state) {
     if (n < 1 || !has_word(words, n, "cat")) fail_msg("suggestions for \"c\": expected \"cat\" among %d", n);
     for (int i = 0; i < n; i++)
         if (words[i][0] != 'c') fail_msg("suggestion %d for \"c\": expected a word starting with c, got: \"%s\"", i, words[i]);
-    // ranked by how often the word occurs in the source side of the model's corpus, then alphabetically:
-    // in the en-zh training corpus car 1975, chair 1966, chase 1298, cat 1029, cats 885, cake 818, ...
-    expect_str("first suggestion for \"c\" (most frequent)", words[0], "car");
+    // ranked by how often the word follows the word before it in the source side of the model's
+    // corpus, then by how often it occurs at all, then alphabetically: after "the", car 1064,
+    // chair 1063, cat 417, cake 306, ...
+    expect_str("first suggestion for \"c\" (most frequent after \"the\")", words[0], "car");
     expect_str("second suggestion for \"c\"", words[1], "chair");
-    const char *ranked[] = {"car", "cat", "cats", "cake", "cakes", "cars"};
+    // after "the": car 1064, cat 417, cake 306, cats 215, cakes 181, cars 66
+    const char *ranked[] = {"car", "cat", "cake", "cats", "cakes", "cars"};
     expect_suggestions(a, "the ca", ranked, 6, "in corpus order");
+    // after "small": cat 60, cake 56, cats 47, cakes 45; never car or cars, which then come by frequency
+    const char *after_small[] = {"cat", "cake", "cats", "cakes", "car", "cars"};
+    expect_suggestions(a, "the small ca", after_small, 6, "after \"small\"");
     // a model without a corpus at hand: alphabetical order
     key(a, SDLK_ESCAPE, KMOD_NONE);
     key(a, SDLK_ESCAPE, KMOD_NONE);

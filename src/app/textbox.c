@@ -14,14 +14,16 @@ void tb_init(TextBox *tb, Gfx *g, StatusLine *status) {
 
 void tb_deinit(TextBox *tb) {
     free(tb->counts);
+    free(tb->next_counts);
     free(tb->corpus_of);
     memset(tb, 0, sizeof *tb);
 }
 
 void tb_set_corpus(TextBox *tb, const char *model_path) {
     free(tb->counts);
+    free(tb->next_counts);
     free(tb->corpus_of);
-    tb->counts = NULL;
+    tb->counts = tb->next_counts = NULL;
     tb->n_counts = 0;
     tb->counted = false;
     tb->corpus_of = model_path ? strdup(model_path) : NULL;  // a failed strdup only leaves the order alphabetical
@@ -150,8 +152,15 @@ static bool starts_a_word(const Vocab *v, const char *prefix) {
 }
 
 // Word a (id ia) before word b: more often in the corpus, then alphabetically.
+// Suggestions: the words the corpus has most often after the word before
+// ("the c" → cat), then the most frequent, then alphabetically.
 static bool ranks_before(const TextBox *tb, const char *a, int ia, const char *b, int ib) {
-    int ca = ia < tb->n_counts ? tb->counts[ia] : 0, cb = ib < tb->n_counts ? tb->counts[ib] : 0;
+    int V = tb->n_counts, p = tb->suggest_after;
+    if (tb->next_counts && p >= 0 && p <= V && ia < V && ib < V) {
+        int na = tb->next_counts[(size_t)p * (size_t)V + (size_t)ia], nb = tb->next_counts[(size_t)p * (size_t)V + (size_t)ib];
+        if (na != nb) return na > nb;
+    }
+    int ca = ia < V ? tb->counts[ia] : 0, cb = ib < V ? tb->counts[ib] : 0;
     return ca != cb ? ca > cb : strcmp(a, b) < 0;
 }
 
@@ -218,9 +227,20 @@ static void analyse(TextBox *tb, const Vocab *src, const char *sentence, Lang la
     tb->word_end = e;
     // the corpus is read at the first word to complete, not at start-up
     if (!tb->counted) {
-        tb->counts = gold_word_counts(tb->corpus_of, src);
+        tb->counts = gold_word_counts(tb->corpus_of, src, &tb->next_counts);
         tb->n_counts = tb->counts ? voc_size(src) : 0;
         tb->counted = true;
+    }
+    // the word before it (lower-cased in low), or the start of the sentence
+    size_t pe = b;
+    while (pe > 0 && !word_byte(tb->edit, pe - 1)) pe--;
+    size_t pb = pe;
+    while (pb > 0 && word_byte(tb->edit, pb - 1)) pb--;
+    tb->suggest_after = tb->n_counts;
+    if (pe > pb) {
+        char prev[128];
+        snprintf(prev, sizeof prev, "%.*s", (int)(pe - pb), low + pb);
+        tb->suggest_after = voc_id(src, prev);
     }
     // the best TB_MAX_SUGGEST of all the words with the prefix, kept in order as they come
     const char *found[TB_MAX_SUGGEST];

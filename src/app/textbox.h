@@ -36,6 +36,8 @@ typedef struct {
     bool suggest_closed;
     const char *suggest[TB_MAX_SUGGEST];  // into the source vocabulary
     int *counts, n_counts;                // the words' corpus counts, ranking the suggestions (NULL: alphabetical)
+    int *next_counts;                     // how often each follows each (gold_word_counts), ranking them first
+    int suggest_after;                    // the word before the one at the cursor: an id, n_counts at the start, -1 unknown
     char *corpus_of;                      // the model whose corpus they are counted in (tb_set_corpus)
     bool counted;                         // counts worked out (at the first suggestion)
     size_t word_start, word_end;          // the word at the cursor, as bytes of edit
@@ -59,8 +61,9 @@ bool tb_editing(const TextBox *tb);
 void tb_start(TextBox *tb);
 void tb_stop(TextBox *tb);
 // The model whose corpus ranks the suggestions (gold_word_counts: by how
-// often each word occurs, then alphabetically; alphabetically when it has no
-// corpus). Counted when a word is first completed, not here.
+// often each word follows the word before it, then how often it occurs, then
+// alphabetically; alphabetically when it has no corpus). Counted when a word
+// is first completed, not here.
 void tb_set_corpus(TextBox *tb, const char *model_path);
 // The words are to be worked out again (another sentence or vocabulary).
 void tb_stale(TextBox *tb);

@@ -141,15 +141,19 @@ const CorpusPair *gold_pair(const GoldAlignment *g) { return &g->pair; }
 
 const char *gold_file(const GoldAlignment *g) { return g->file; }
 
-int *gold_word_counts(const char *model_path, const Vocab *v) {
+int *gold_word_counts(const char *model_path, const Vocab *v, int **next) {
     char dir[1024], path[1100], *text;
     size_t len;
     Error err;
+    if (next) *next = NULL;
     if (!model_path || !v || !corpus_dir(model_path, dir, sizeof dir)) return NULL;
     snprintf(path, sizeof path, "%s/%s", dir, split_names[0]);
     if (fio_read_all(path, CORPUS_MAX_FILE_BYTES, &text, &len, &err)) return NULL;
-    int *counts = calloc((size_t)voc_size(v) + 1, sizeof *counts);
-    if (!counts) {
+    int V = voc_size(v), *counts = calloc((size_t)V + 1, sizeof *counts);
+    int *pairs = next ? calloc((size_t)(V + 1) * (size_t)V, sizeof *pairs) : NULL;
+    if (!counts || (next && !pairs)) {
+        free(counts);
+        free(pairs);
         free(text);
         return NULL;
     }
@@ -161,17 +165,23 @@ int *gold_word_counts(const char *model_path, const Vocab *v) {
         char *tab = strchr(line, '\t');
         if (tab) {
             *tab = '\0';
+            int prev = V;  // the start of the sentence
             for (char *w = line; *w;) {
                 size_t n = strcspn(w, " \r");
-                char *next = w + n + (w[n] != '\0');
+                char *following = w + n + (w[n] != '\0');
                 w[n] = '\0';
                 int id = n ? voc_id(v, w) : -1;
-                if (id >= 0 && id < voc_size(v)) counts[id]++;
-                w = next;
+                if (id >= 0 && id < V) {
+                    counts[id]++;
+                    if (pairs && prev >= 0) pairs[(size_t)prev * (size_t)V + (size_t)id]++;
+                }
+                if (n) prev = id >= 0 && id < V ? id : -1;
+                w = following;
             }
         }
         line = end + 1;
     }
     free(text);
+    if (next) *next = pairs;
     return counts;
 }

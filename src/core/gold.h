@@ -27,9 +27,12 @@ const char *gold_file(const GoldAlignment *g);
 
 // How often each word of the source vocabulary v occurs on the source side of
 // the model's training corpus (train.tsv, found as for gold_find): counts[id],
-// voc_size(v) of them, for ranking what the text box offers. A line without a
-// tab counts nothing, a word not in v is skipped. Returns NULL when the model
-// has no corpus at hand, it cannot be read, or memory runs out; free() it.
-int *gold_word_counts(const char *model_path, const Vocab *v);
+// voc_size(v) of them, for ranking what the text box offers; and, when next is
+// not NULL, how often each follows each other (*next)[prev * V + id], V =
+// voc_size(v), with prev = V for the start of a sentence: (V + 1) × V counts,
+// free() them too. A line without a tab counts nothing, a word not in v is
+// skipped (and the next word is counted as after nothing). Returns NULL when
+// the model has no corpus at hand, it cannot be read, or memory runs out.
+int *gold_word_counts(const char *model_path, const Vocab *v, int **next);
 
 #endif
