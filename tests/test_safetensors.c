@@ -428,16 +428,18 @@ static void test_broken_files(void **state) {
             write_st(path, c->header, NULL, c->data_len);
         else
             write_raw(path, c->raw, c->raw_len);
-        Error err = {{0}};
-        StFile *f = st_open(path, &err);
-        if (f) {
-            st_free(f);
-            fail_msg("%s: expected: st_open to fail, got: success", c->name);
+        for (int lazy = 0; lazy < 2; lazy++) {  // whole, and header first (as a model is loaded)
+            Error err = {{0}};
+            StFile *f = lazy ? st_open_lazy(path, &err) : st_open(path, &err);
+            if (f) {
+                st_free(f);
+                fail_msg("%s: expected: %s to fail, got: success", c->name, lazy ? "st_open_lazy" : "st_open");
+            }
+            if (strncmp(err.msg, path, strlen(path)) != 0 || !strstr(err.msg, c->want))
+                fail_msg("%s (%s): expected message containing: %s, got: %s", c->name, lazy ? "lazy" : "whole", c->want, err.msg);
+            for (const char *p = err.msg; *p; p++)
+                if ((unsigned char)*p < 0x20 || *p == 0x7f) fail_msg("%s: expected: one line without control characters, got: %s", c->name, err.msg);
         }
-        if (strncmp(err.msg, path, strlen(path)) != 0 || !strstr(err.msg, c->want))
-            fail_msg("%s: expected message containing: %s, got: %s", c->name, c->want, err.msg);
-        for (const char *p = err.msg; *p; p++)
-            if ((unsigned char)*p < 0x20 || *p == 0x7f) fail_msg("%s: expected: one line without control characters, got: %s", c->name, err.msg);
     }
 }
 
@@ -615,6 +617,24 @@ static void test_truncated_while_open(void **state) {
     // and a file cut short before it is opened is refused, naming the file
     assert_null(st_open(path, &err));
     expect_message(&err, path, "too short");
+    // opened lazily (a model's load), then cut: the tensor read says so, naming the file and the tensor
+    w = st_writer_new();
+    st_writer_add_f32(w, "big", v, 1, (int64_t[]){N});
+    assert_int_equal(st_writer_save(w, path, &err), 0);
+    st_writer_free(w);
+    StFile *f = st_open_lazy(path, &err);
+    assert_non_null(f);
+    float *out = malloc(N * sizeof *out);
+    assert_non_null(out);
+    assert_int_equal(st_read_f32(f, st_find(f, "big"), out, &err), 0);  // whole: read as it is asked for
+    for (int i = 0; i < N; i++)
+        if (out[i] != (float)i) fail_msg("lazy read: value %d is %g", i, (double)out[i]);
+    assert_int_equal(truncate(path, 4096), 0);
+    assert_int_equal(st_read_f32(f, st_find(f, "big"), out, &err), -1);
+    expect_message(&err, path, "tensor 'big': cannot read its bytes");
+    expect_message(&err, path, "shorter than its header says");
+    st_free(f);
+    free(out);
     free(v);
 }
 

@@ -374,7 +374,7 @@ fail:
 }
 
 Model *mdl_load(const char *path, Error *err) {
-    StFile *f = st_open(path, err);
+    StFile *f = st_open_lazy(path, err);  // each tensor read straight into the parameters
     if (!f) return NULL;
     Model *m = load_from(f, err);
     st_free(f);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fileio.h"
 #include "json.h"
@@ -26,10 +27,13 @@
 struct StFile {
     char *path;
     char *data;              // whole file, read (not mapped: a file cut short
-                             // while mapped would fault): length, header, buffer
-    size_t len;
-    const unsigned char *buffer;  // data + 8 + header length
+                             // while mapped would fault): length, header, buffer;
+                             // opened lazily, the length and header only
+    size_t len;              // the file's bytes
+    const unsigned char *buffer;  // data + 8 + header length; NULL when lazy
     size_t buffer_len;
+    int fd;                  // lazy: the tensors are read from here (-1: not lazy)
+    size_t buffer_at;        // lazy: where the buffer starts in the file
     Json *header;
     const Json *meta;        // __metadata__ object, or NULL
     StTensor *tensors;       // (count) in header order
@@ -256,26 +260,48 @@ static int check_header(StFile *f, Error *err) {
     return check_layout(f, err);
 }
 
-StFile *st_open(const char *path, Error *err) {
+// Whole bytes at an offset of a file, through short reads; false at its end.
+static bool read_at(int fd, void *buf, size_t n, size_t at) {
+    errno = 0;  // 0 after a false return: the file ended first
+    for (size_t done = 0; done < n;) {
+        ssize_t got = pread(fd, (char *)buf + done, n - done, (off_t)(at + done));
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return false;
+        done += (size_t)got;
+    }
+    return true;
+}
+
+static StFile *open_file(const char *path, bool lazy, Error *err) {
     StFile *f = calloc(1, sizeof *f);
     if (!f) {
         err_set(err, "%s: out of memory", path);
         return NULL;
     }
+    f->fd = -1;
     f->path = malloc(strlen(path) + 1);
     if (!f->path) {
         err_set(err, "%s: out of memory", path);
         goto fail;
     }
     strcpy(f->path, path);
-    if (fio_read_all(path, ST_MAX_FILE_BYTES, &f->data, &f->len, err) != 0) goto fail;
+    unsigned char head[8];
+    if (lazy) {
+        if ((f->fd = fio_open(path, ST_MAX_FILE_BYTES, &f->len, err)) < 0) goto fail;
+        if (f->len >= 8 && !read_at(f->fd, head, 8, 0)) {
+            err_set(err, "%s: cannot read: %s", path, errno ? strerror(errno) : "the file is shorter than when opened");
+            goto fail;
+        }
+    } else if (fio_read_all(path, ST_MAX_FILE_BYTES, &f->data, &f->len, err) != 0)
+        goto fail;
     if (f->len < 8) {
         err_set(err, "%s: file is %zu bytes, too short for the 8-byte header length", path, f->len);
         goto fail;
     }
+    if (!lazy) memcpy(head, f->data, 8);
     // Little-endian u64, byte by byte so the host's byte order does not matter.
     uint64_t n = 0;
-    for (int i = 7; i >= 0; i--) n = (n << 8) | (unsigned char)f->data[i];
+    for (int i = 7; i >= 0; i--) n = (n << 8) | head[i];
     if (n > f->len - 8) {
         err_set(err, "%s: header length %" PRIu64 " runs past the end of the file (%zu bytes): truncated, or not a safetensors model file",
                 path, n, f->len);
@@ -286,7 +312,19 @@ StFile *st_open(const char *path, Error *err) {
                 path, n, ST_MAX_HEADER_BYTES);
         goto fail;
     }
-    f->buffer = (const unsigned char *)f->data + 8 + n;
+    if (lazy) {  // the length and the header only
+        if (!(f->data = malloc((size_t)n + 8))) {
+            err_set(err, "%s: out of memory for its %" PRIu64 "-byte header", path, n);
+            goto fail;
+        }
+        memcpy(f->data, head, 8);
+        if (!read_at(f->fd, f->data + 8, (size_t)n, 8)) {
+            err_set(err, "%s: cannot read its header: %s", path, errno ? strerror(errno) : "the file is shorter than when opened");
+            goto fail;
+        }
+        f->buffer_at = 8 + (size_t)n;
+    } else
+        f->buffer = (const unsigned char *)f->data + 8 + n;
     f->buffer_len = f->len - 8 - (size_t)n;
     f->header = json_parse(f->data + 8, (size_t)n, false, err);
     if (!f->header) {
@@ -301,8 +339,13 @@ fail:
     return NULL;
 }
 
+StFile *st_open(const char *path, Error *err) { return open_file(path, false, err); }
+
+StFile *st_open_lazy(const char *path, Error *err) { return open_file(path, true, err); }
+
 void st_free(StFile *f) {
     if (!f) return;
+    if (f->fd >= 0) close(f->fd);
     free(f->path);
     free(f->data);
     json_free(f->header);
@@ -339,11 +382,14 @@ int st_read_f32(const StFile *f, const StTensor *t, float *out, Error *err) {
     if (strcmp(t->dtype, "F32") != 0)
         return err_set(err, "%s: tensor '%s' has dtype %s, expected F32 (save it with tensor.float())",
                        f->path, t->name, t->dtype);
-    const unsigned char *src = f->buffer + t->begin;
     size_t numel = (t->end - t->begin) / 4;
-    // Copied first and checked after, in loops without an early exit: the
-    // compiler turns them into vector loads (loading the model was a tenth of
-    // a command's work, one byte at a time).
+    const unsigned char *src = f->buffer ? f->buffer + t->begin : (const unsigned char *)out;
+    if (!f->buffer && !read_at(f->fd, out, t->end - t->begin, f->buffer_at + t->begin))  // lazy: into out, put in order there
+        return err_set(err, "%s: tensor '%s': cannot read its bytes: %s", f->path, t->name,
+                       errno ? strerror(errno) : "the file is shorter than its header says (changed since it was opened?)");
+    // Copied (in place, when read lazily) and checked after, in loops without
+    // an early exit: the compiler turns them into vector loads (loading the
+    // model was a tenth of a command's work, one byte at a time).
     uint32_t not_finite = 0;  // an exponent of all ones: Inf or NaN
     for (size_t i = 0; i < numel; i++) {
         const unsigned char *b = src + 4 * i;
@@ -395,6 +441,7 @@ float st_float_from_half(uint16_t h) {
 int st_read_f16(const StFile *f, const StTensor *t, float *out, Error *err) {
     assert(t >= f->tensors && t < f->tensors + f->count);
     if (strcmp(t->dtype, "F16") != 0) return err_set(err, "%s: tensor '%s' has dtype %s, expected F16", f->path, t->name, t->dtype);
+    if (!f->buffer) return err_set(err, "%s: tensor '%s': F16 is read from a file opened whole (st_open)", f->path, t->name);
     const unsigned char *src = f->buffer + t->begin;
     size_t numel = (t->end - t->begin) / 2;
     for (size_t i = 0; i < numel; i++) {

@@ -26,6 +26,11 @@ typedef struct StFile StFile;
 // sized for dtype x shape, not overlapping and covering the buffer.
 // Errors start with the path. Returns NULL on error.
 StFile *st_open(const char *path, Error *err);
+// The same, reading only the header now and each tensor when it is asked
+// for, straight into its destination (a model's parameters: no copy of the
+// whole file in between). A file cut short since gives a short read and an
+// error naming the tensor, not a fault.
+StFile *st_open_lazy(const char *path, Error *err);
 void st_free(StFile *f);
 
 const char *st_path(const StFile *f);
