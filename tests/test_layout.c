@@ -294,6 +294,12 @@ static void test_goldens_at_four_sizes(void **state) {
         {"lesson", NULL, LESSONS "/03-decoder.lesson", 0, 0, 8, DECODE_GREEDY, ""},
         {"lesson_cross_attn", NULL, LESSONS "/06-cross-attention.lesson", 0, 0, 4, DECODE_GREEDY, ""},
         {"lesson_top_k", NULL, LESSONS "/04-generation.lesson", 0, 0, 1, DECODE_GREEDY, ""},
+        {"lesson_question", NULL, LESSONS "/01-overview.lesson", 0, 0, 1, DECODE_GREEDY, ""},
+        {"lesson_heads_grid", NULL, LESSONS "/01-overview.lesson", 0, 0, 10, DECODE_GREEDY, ""},
+        {"lesson_lines", NULL, LESSONS "/01-overview.lesson", 0, 0, 11, DECODE_GREEDY, ""},
+        {"lesson_choice", NULL, LESSONS "/04-generation.lesson", 0, 0, 3, DECODE_GREEDY, ""},
+        {"lesson_beam", NULL, LESSONS "/04-generation.lesson", 0, 0, 5, DECODE_GREEDY, ""},
+        {"lesson_sample", NULL, LESSONS "/04-generation.lesson", 0, 0, 10, DECODE_GREEDY, ""},
     };
     char why[2048], name[96];
     int failed = 0;
