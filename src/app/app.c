@@ -68,6 +68,7 @@ bool app_history_page(const App *a) { return a->history_page; }
 bool app_map_hidden(const App *a) { return app_map_mode(a) == AMAP_HIDDEN; }
 
 SDL_Rect app_map_rect(const App *a) { return a->lay.map; }
+
 bool app_page_open(const App *a) { return a->experiment || a->twin_page || a->history_page; }
 int app_history_snapshot(const App *a) { return a->history_page && a->hist.ready ? a->hist.at : -1; }
 
