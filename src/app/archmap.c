@@ -162,7 +162,7 @@ static void layout(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mod
     m->pad = gfx_px(g, full ? 5 : 2);
     int pad = m->pad, gap = full ? gfx_px(g, 22) : gfx_px(g, 12), lh = gfx_line_height(g, m->px);
     int col_w = (area.w - gap) / 2, head_h = full ? lh : 0;
-    int title_h = full ? lh + pad : pad, footer_h = full ? 2 * lh + pad : lh + pad;
+    int title_h = full ? lh + pad : pad, footer_h = 2 * lh + pad;  // the step, and the token it produces
     m->title[0] = (SDL_Rect){area.x, area.y, col_w, lh};
     m->title[1] = (SDL_Rect){area.x + col_w + gap, area.y, col_w, lh};
     m->footer = (SDL_Rect){area.x, area.y + area.h - footer_h + pad, area.w, footer_h - pad};
@@ -270,9 +270,11 @@ void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, c
         char line[128];
         if (full) snprintf(line, sizeof line, i18n(lang, S_MAP_STEP), now->dstep, last);
         else snprintf(line, sizeof line, "%d/%d", now->dstep, last);
+        const char *out = view_produced_at(t, now->dstep);
         gfx_text_fit(g, m.footer.x + pad, m.footer.y, m.footer.w - 2 * pad, line, px, th->text, GFX_LEFT);
-        const char *out = full ? view_produced_at(t, now->dstep) : NULL;
-        if (out) {
+        if (out && !full && gfx_text_width(g, out, px) <= m.footer.w - 2 * pad)  // small: the token alone, where it fits
+            gfx_text(g, m.footer.x + pad, m.footer.y + lh, out, px, th->accent, GFX_LEFT);
+        else if (out && full) {
             char producing[96];
             snprintf(producing, sizeof producing, i18n(lang, S_PRODUCING), out);
             gfx_text_fit(g, m.footer.x + pad, m.footer.y + lh, m.footer.w - 2 * pad, producing, px, th->accent, GFX_LEFT);
