@@ -216,7 +216,15 @@ static void draw_beam_tree(Gfx *g, SDL_Rect area, const ViewState *vs, const Bea
         if (from < 1) from = 1;
         cols = upto + 1 - from;
     }
-    int skip_w = from ? gfx_text_width(g, "\xE2\x80\xA6", px) + gfx_px(g, 18) : 0;  // "…" for the steps left out
+    // the steps left out: their kept path in words ("… 貓 坐"), or "…" where that would take over a quarter of the width
+    char skipped[160] = "\xE2\x80\xA6";
+    for (int d = from > 3 ? from - 2 : 1; d < from && b->path[d] >= 0; d++) {
+        size_t at = strlen(skipped);
+        snprintf(skipped + at, sizeof skipped - at, "%s%s", d == 1 && from <= 3 ? "" : " ", beam_token(vs, b->step[d], b->path[d]));
+    }
+    if (from <= 3 && from > 1) memmove(skipped, skipped + 3, strlen(skipped + 3) + 1);  // the path whole: no "…" before it
+    if (gfx_text_width(g, skipped, px) + gfx_px(g, 18) > area.w / 4) snprintf(skipped, sizeof skipped, "\xE2\x80\xA6");
+    int skip_w = from ? gfx_text_width(g, skipped, px) + gfx_px(g, 18) : 0;
     int col_w = (area.w - skip_w) / (cols > 0 ? cols : 1);
     if (col_w > 3 * col_min) col_w = 3 * col_min;
     area.x += skip_w;
@@ -226,7 +234,12 @@ static void draw_beam_tree(Gfx *g, SDL_Rect area, const ViewState *vs, const Bea
         snprintf(buf, sizeof buf, "%d", d);
         if (d) gfx_text(g, x + pad, area.y + heading - lh, buf, px, d == upto ? t->text : t->text_dim, GFX_LEFT);
     }
-    if (from > 0) gfx_text(g, area.x - skip_w, (top + bottom) / 2 - lh / 2, "\xE2\x80\xA6", px, t->text_dim, GFX_LEFT);  // …
+    if (from > 0) {  // level with the path where it comes back into view
+        int path_y = (top + bottom) / 2;
+        for (int i = first[from]; i < n; i++)
+            if (nodes[i].d == from && nodes[i].path) path_y = nodes[i].y;
+        gfx_text(g, area.x - skip_w, path_y - lh / 2, skipped, px, from > 1 ? t->chosen : t->text_dim, GFX_LEFT);
+    }
     // edges first, the path's last, so that the nodes and the path sit on top
     for (int pass = 0; pass < 2; pass++)
         for (int i = 1; i < n; i++) {
@@ -237,7 +250,7 @@ static void draw_beam_tree(Gfx *g, SDL_Rect area, const ViewState *vs, const Bea
             // from a step left out: a short level stub from the "…"
             bool shown = c->d - 1 >= from;
             float x0 = shown ? (float)(area.x + (c->d - 1 - from) * col_w + box_w[c->parent] + (c->d - 1 ? score_w : 0))
-                             : (float)(area.x - skip_w / 2);
+                             : (float)(area.x - gfx_px(g, 12));  // just after the words of the steps left out
             float y0 = shown ? (float)p->y : (float)c->y, y1 = (float)c->y;
             if (pass == 1) gfx_line(g, x0, y0, x1, y1, 3.0f * scale, t->chosen);
             else if (c->kept) gfx_line(g, x0, y0, x1, y1, 1.5f * scale, t->text_dim);
