@@ -14,9 +14,13 @@ const char *bars_info(const Model *m, const Trace *t, Lang lang, char *info, siz
     int n = snprintf(info, size, "%s  \xC2\xB7  %s", i18n_model_name(lang, m->name, name, sizeof name), sp_mode_name(lang, d->mode));
     if (n < 0 || n >= (int)size) n = (int)size - 1;  // a model's name has no length limit
     if (d->mode == DECODE_BEAM) snprintf(info + n, size - (size_t)n, " %d", d->beam_width ? d->beam_width : 4);
-    if (d->mode == DECODE_SAMPLE)
-        snprintf(info + n, size - (size_t)n, "  T %.1f  k %d  p %.2f  #%llu", (double)(d->temperature > 0 ? d->temperature : 1.0f), d->top_k,
+    if (d->mode == DECODE_SAMPLE) {
+        char k[32];  // top-k 0: every token, not none
+        if (d->top_k > 0) snprintf(k, sizeof k, "%d", d->top_k);
+        else snprintf(k, sizeof k, "%s", lang == LANG_ZH_TW ? "\xE5\x85\xA8\xE9\x83\xA8" : "all");  // 全部
+        snprintf(info + n, size - (size_t)n, "  T %.1f  k %s  p %.2f  #%llu", (double)(d->temperature > 0 ? d->temperature : 1.0f), k,
                  (double)(d->top_p > 0 ? d->top_p : 1.0f), (unsigned long long)d->seed);
+    }
     return info;
 }
 

@@ -31,9 +31,9 @@ void lay_frame(Gfx *g, const FrameContent *c, Layout *o) {
     o->settings_button = (SDL_Rect){W - pad - bw, pad, bw, box_h};
     o->help_button = (SDL_Rect){o->settings_button.x - pad / 2 - box_h, pad, box_h, box_h};
     int counter_w = c->counter ? gfx_text_width(g, c->counter, px) : 0, nav_w = c->counter ? 2 * box_h + counter_w + 2 * pad : 0;
-    // the sentence box takes 3/5 of the width, less what the model and strategy need beside it (it scrolls), 2/5 at least
+    // the sentence box takes 3/5 of the width, less what the model and strategy need beside it (it scrolls), 1/3 at least
     // (room: the box's margin, then pad / 2 + pad before the line and 2 pad after it, up to the ? button)
-    int text_w = SDL_max(SDL_min(W * 3 / 5, o->help_button.x - 5 * pad - gfx_text_width(g, c->info, px)), W * 2 / 5) - nav_w;
+    int text_w = SDL_max(SDL_min(W * 3 / 5, o->help_button.x - 5 * pad - gfx_text_width(g, c->info, px)), W / 3) - nav_w;
     o->text_box = (SDL_Rect){pad, pad, text_w > box_h ? text_w : box_h, box_h};
     int x = o->text_box.x + o->text_box.w + pad / 2, ty = o->text_box.y + pad / 2;
     o->list_prev = o->counter = o->list_next = (SDL_Rect){0};
