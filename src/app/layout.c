@@ -104,7 +104,7 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     // the step's human name, and its stage id small beside it for those who read the JSON
     int small = gfx_px(g, 14), id_w = gfx_text_width(g, id, small) + 2 * pad;
     // a long name is set smaller before it is cut, down to the text's size; the id goes first
-    for (int size = 24; size > 18 && gfx_text_width(g, line, big) > title.w; size -= 3) big = gfx_px(g, (float)size - 3);
+    for (int size = 24; size > 16 && gfx_text_width(g, line, big) > title.w; size -= 2) big = gfx_px(g, (float)size - 2);
     // still too long: the token being produced goes first (the chips row and the map say it too)
     char *producing = strstr(line, lang == LANG_ZH_TW ? "\xEF\xBC\x8C" : ", ");
     if (producing && gfx_text_width(g, line, big) > title.w) *producing = '\0';

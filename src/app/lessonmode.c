@@ -172,11 +172,13 @@ static bool quotes_sentence(const LessonMode *lm, const char *text) {
     return false;
 }
 
-// A question answered from the lesson's own sentence: on another sentence it does not apply.
+// A question answered from the lesson's own sentence: on another sentence it
+// does not apply. The question and its choices tell; the answer may quote
+// the lesson's numbers to explain a general point ("√32 ≈ 5.66").
 static bool question_not_for_this_sentence(const LessonMode *lm, const LesStep *s) {
     if (!lm->own || !s->ask[LES_EN]) return false;
     for (int li = 0; li < LES_LANGS; li++) {
-        if (quotes_sentence(lm, s->ask[li]) || quotes_sentence(lm, s->reveal[li])) return true;
+        if (quotes_sentence(lm, s->ask[li])) return true;
         for (int i = 0; i < s->n_choices; i++)
             if (quotes_sentence(lm, s->choices[li][i])) return true;
     }
