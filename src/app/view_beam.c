@@ -310,7 +310,10 @@ void beam_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
         draw_beam_tree(g, (SDL_Rect){area.x, area.y, area.w - table_w - gap, area.h}, vs, b, upto);
         draw_beam_table(g, (SDL_Rect){area.x + area.w - table_w, area.y, table_w, area.h}, vs, s, path_row);
     } else {
-        int tree_h = area.h * 3 / 5;
+        // the table one above the other: room for every kept hypothesis, a heading and the line of the rest
+        int kept = 0, row_h = gfx_line_height(g, vs->font_px) + gfx_px(g, 4);
+        for (int r = 0; r < s->rows; r++) kept += beam_kept(s, r);
+        int tree_h = SDL_max(area.h / 2, SDL_min(area.h * 3 / 5, area.h - (kept + 2) * row_h - gfx_px(g, 12)));
         draw_beam_tree(g, (SDL_Rect){area.x, area.y, area.w, tree_h}, vs, b, upto);
         draw_beam_table(g, (SDL_Rect){area.x, area.y + tree_h + gfx_px(g, 12), area.w, area.h - tree_h - gfx_px(g, 12)}, vs, s, path_row);
     }
