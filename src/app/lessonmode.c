@@ -127,7 +127,7 @@ static void keep_word(LessonMode *lm, const char *w, size_t n) {
         snprintf(lm->quoted + have, sizeof lm->quoted - have, "%s", have ? word + 1 : word);
 }
 
-// The lesson's sentence and what the model made of it, for questions_about_sentence.
+// The lesson's sentence and what the model made of it, for question_not_for_this_sentence.
 static void keep_words(LessonMode *lm, const char *sentence, const Trace *t) {
     for (const char *p = sentence; p && *p;) {
         size_t n = strcspn(p, " ");
