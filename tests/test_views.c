@@ -263,7 +263,8 @@ static void test_ctrl_s(void **state) {
     key(f->a, SDLK_s, KMOD_LCTRL | KMOD_LSHIFT);  // the window as it is
     expect_contains("status", app_status(f->a), "tracer-window.png");
     expect_png("tracer-window.png", W, H, theme_get(false)->background);
-    key(f->a, SDLK_F2, KMOD_NONE);  // the other language
+    key(f->a, SDLK_F2, KMOD_NONE);  // the other language: the English message is gone with it
+    expect_str("status after F2", app_status(f->a), "");
     key(f->a, SDLK_s, KMOD_LCTRL);
     expect_contains("status", app_status(f->a), "已儲存");
     key(f->a, SDLK_F2, KMOD_NONE);

@@ -118,7 +118,10 @@ static bool key_down(App *a, const SDL_Event *e) {
         a->fullscreen = !a->fullscreen;
         a->fullscreen_changed = true;
         return true;
-    case SDLK_F2: a->lang = (Lang)((a->lang + 1) % LANG_COUNT); return true;
+    case SDLK_F2:  // a message already said stays in its language: gone, the line says where we are in the new one
+        a->lang = (Lang)((a->lang + 1) % LANG_COUNT);
+        status_clear(&a->status);
+        return true;
     case SDLK_e: return !ctrl && toggle_experiment(a);
     case SDLK_b:
         if (ctrl) return false;
