@@ -117,8 +117,20 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     gfx_clip(g, NULL);
     if (r.given.w > 0) {
         gfx_fill(g, (SDL_Rect){r.given.x - pad, r.given.y, 1, r.given.h}, th->panel_edge);  // apart from the model's own
-        if (vs->opt.table.rows > 0) view_table(g, r.given, vs);
-        else view_given(g, r.given, vs);
+        // zoomed, the given matrix grows with the view and pans with it: its text
+        // grows either way, and in its own place its cells would shrink
+        SDL_Rect given = r.given;
+        bool zoomed = view && (view->w > r.view.w || view->h > r.view.h);
+        if (zoomed) {
+            int gw = r.given.w * view->w / SDL_max(1, r.view.w), gh = r.given.h * view->h / SDL_max(1, r.view.h);
+            float fx = view->w > r.view.w ? (float)(r.view.x - view->x) / (float)(view->w - r.view.w) : 0.0f;
+            float fy = view->h > r.view.h ? (float)(r.view.y - view->y) / (float)(view->h - r.view.h) : 0.0f;
+            given = (SDL_Rect){r.given.x - (int)(fx * (float)(gw - r.given.w)), r.given.y - (int)(fy * (float)(gh - r.given.h)), gw, gh};
+        }
+        if (zoomed) gfx_clip(g, &r.given);
+        if (vs->opt.table.rows > 0) view_table(g, given, vs);
+        else view_given(g, given, vs);
+        if (zoomed) gfx_clip(g, NULL);
     }
     gfx_fill(g, r.formula, th->panel);
     gfx_frame(g, r.formula, 1, th->panel_edge);
