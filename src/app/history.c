@@ -151,8 +151,7 @@ void hist_draw(Gfx *g, SDL_Rect area, const ViewState *vs, HistData *h) {
     int px = vs->font_px, lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
     char line[1024], out[512];
     if (!h->ready) {
-        int y = view_page_title(g, area, vs, i18n(lang, S_HIST_TITLE_NONE)) + pad;
-        gfx_text_wrap(g, area.x, y, area.w, h->why, px, th->text_dim, true);
+        view_page_says_why(g, area, vs, i18n(lang, S_HIST_TITLE_NONE), h->why);
         return;
     }
     int k = h->at, step = snap_step(h->snaps, k), last = snap_step(h->snaps, h->n - 1);

@@ -59,8 +59,7 @@ void twp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const TwpData *x) {
     int px = vs->font_px, lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
     char line[1024], out[512];
     if (!x->ready) {
-        int y = view_page_title(g, area, vs, i18n(lang, S_TW_TITLE_NONE)) + pad;
-        gfx_text_wrap(g, area.x, y, area.w, x->why[0] ? x->why : i18n(lang, S_TW_NO_OTHER), px, th->text_dim, true);
+        view_page_says_why(g, area, vs, i18n(lang, S_TW_TITLE_NONE), x->why[0] ? x->why : i18n(lang, S_TW_NO_OTHER));
         return;
     }
     const Twin *tw = &x->tw;

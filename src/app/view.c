@@ -149,6 +149,11 @@ int view_page_title(Gfx *g, SDL_Rect area, const ViewState *vs, const char *titl
     return area.y + gfx_line_height(g, big);
 }
 
+void view_page_says_why(Gfx *g, SDL_Rect area, const ViewState *vs, const char *title, const char *why) {
+    int y = view_page_title(g, area, vs, title) + gfx_px(g, 10);
+    gfx_text_wrap(g, area.x, y, area.w, why, vs->font_px, vs->theme->text_dim, true);
+}
+
 const char *view_output_text(const Model *m, const Trace *t, char *buf, size_t size) {
     int n;
     const int *ids = trace_output(t, &n);

@@ -98,6 +98,8 @@ int view_forced_step(const Trace *t, const Step *s, int layers, bool *instead);
 
 // A page's title line, in large type at the top of area; returns the y under it.
 int view_page_title(Gfx *g, SDL_Rect area, const ViewState *vs, const char *title);
+// A page that has nothing to show: its title, and why under it.
+void view_page_says_why(Gfx *g, SDL_Rect area, const ViewState *vs, const char *title, const char *why);
 // The output of trace t as one line of model m's tokens, into buf.
 const char *view_output_text(const Model *m, const Trace *t, char *buf, size_t size);
 // On a page of other models (two side by side, the training history): the
