@@ -591,11 +591,12 @@ void app_draw(App *a) {
     tb_analyse(&a->tb, a->m->src, a->sentence, a->lang);
     char counter[32], info[256];
     if (a->list) bars_counter(a->list_at, sl_count(a->list), counter, sizeof counter);
+    AmapMode map = a->map_drawn = app_map_mode(a);  // once a frame: it measures the map and asks the view
     FrameContent content = {.settings_label = i18n(a->lang, S_SETTINGS_BUTTON), .info = bars_info(a->m, a->t, a->lang, info, sizeof info),
                             .counter = a->list ? counter : NULL, .lesson_panel = a->lesson && lm_panel_shown(a->lesson),
                             .lesson_strip = a->lesson && lm_panel_collapsed(a->lesson) ? lm_strip_width(g) : 0,
-                            .view = &a->view, .map_w = amap_width(g, app_map_mode(a), a->lang),
-                            .map_strip_h = app_map_mode(a) == AMAP_STRIP ? amap_strip_height(g) : 0};
+                            .view = &a->view, .map_w = amap_width(g, map, a->lang),
+                            .map_strip_h = map == AMAP_STRIP ? amap_strip_height(g) : 0};
     lay_frame(g, &content, &a->lay);
     a->view_zoomed = zoomed_view(a, &content);
     tb_draw(&a->tb, a->lay.text_box, th, a->lang, a->sentence);
@@ -603,7 +604,7 @@ void app_draw(App *a) {
     ViewState vs = app_view_state(a, true);
     bars_draw_chips(&a->bars, g, &a->lay, &vs);
     if (content.lesson_panel) lm_draw_panel(a->lesson, g, a->lay.lesson_panel, th, a->lang);
-    amap_draw(g, a->lay.map, a->t, a->step, app_map_mode(a), th, a->lang);
+    amap_draw(g, a->lay.map, a->t, a->step, map, th, a->lang);
     if (app_page_open(a)) {  // in the page's place, drawn larger and panned when zoomed
         SDL_Rect outer = gfx_get_clip(g), clip;
         if (SDL_IntersectRect(&a->lay.page, &outer, &clip)) {

@@ -170,7 +170,8 @@ static bool key_down(App *a, const SDL_Event *e) {
             toggle_presenter(a);
             return true;
         }
-        a->map_mode = (AmapMode)(((app_map_mode(a) == AMAP_STRIP ? AMAP_SMALL : app_map_mode(a)) + 1) % AMAP_CHOICES);
+        AmapMode shown = app_map_mode(a);
+        a->map_mode = (AmapMode)(((shown == AMAP_STRIP ? AMAP_SMALL : shown) + 1) % AMAP_CHOICES);
         a->map_chosen = true;
         if (a->map_mode == AMAP_FULL && app_map_mode(a) != AMAP_FULL) a->map_mode = AMAP_SMALL;  // no room for it full: small
         status_set(&a->status, "%s", i18n(a->lang, a->map_mode == AMAP_FULL ? S_MAP_SHOWN : a->map_mode == AMAP_SMALL ? S_MAP_SMALL : S_MAP_HIDDEN));
@@ -248,7 +249,7 @@ static bool mouse_down(App *a, const SDL_Event *e) {
         return true;
     }
     if (SDL_PointInRect(&p, &a->lay.map)) {  // a box of the map: its value at this decoding step
-        int to = amap_click(a->g, a->lay.map, a->t, a->step, a->last_head, app_map_mode(a), a->lang, p.x, p.y);
+        int to = amap_click(a->g, a->lay.map, a->t, a->step, a->last_head, a->map_drawn, a->lang, p.x, p.y);
         if (to >= 0) app_set_step(a, to);
         return to >= 0;
     }
@@ -306,7 +307,7 @@ static bool free_event(App *a, const SDL_Event *e) {
             const Step *under = trace_step(a->t, timeline_index(a, e->motion.x));
             status_set(&a->status, "%s", view_step_name(a->t, under, a->lang, name, sizeof name));
         } else if (SDL_PointInRect(&(SDL_Point){e->motion.x, e->motion.y}, &a->lay.map)) {  // and the map the box under it (the small one has no words)
-            int to = amap_click(a->g, a->lay.map, a->t, a->step, a->last_head, app_map_mode(a), a->lang, e->motion.x, e->motion.y);
+            int to = amap_click(a->g, a->lay.map, a->t, a->step, a->last_head, a->map_drawn, a->lang, e->motion.x, e->motion.y);
             char name[512];
             if (to >= 0) status_set(&a->status, "%s", view_step_name(a->t, trace_step(a->t, to), a->lang, name, sizeof name));
         }

@@ -70,6 +70,7 @@ struct App {
     bool lesson_history;        // a lesson step opened it (history:)
     AmapMode map_mode;          // P: the map of the model full, small or hidden,
     bool map_chosen;            // once P was pressed; before, app_map_mode picks by the room
+    AmapMode map_drawn;         // how the last frame drew it, in lay.map: what clicks and the pointer find
     // Shift+P, the presenter view: the map hidden and a lesson's narration
     // folded to a strip, so the step takes the window; what they were, to go back to
     bool presenter;
