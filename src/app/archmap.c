@@ -26,6 +26,9 @@ typedef struct {
     SDL_Rect title[2], footer;
 } Map;
 
+// Where drawing and clicks lay the map out: 30 KB, kept off the stack of every frame.
+static Map scratch;
+
 static StageLang map_lang(Lang lang) { return lang == LANG_ZH_TW ? STAGE_ZH_TW : STAGE_EN; }
 
 static bool decoder_side(const StageInfo *s) { return s->part != STAGE_SOURCE && s->part != STAGE_ENCODER; }
@@ -195,29 +198,29 @@ static SDL_Rect folded_row(const Map *m, int side, int layer, bool full, int lh)
 
 void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, const Theme *th, Lang lang) {
     if (mode == AMAP_HIDDEN || area.w <= 0 || area.h <= 0) return;
-    static Map m;  // 30 KB: not on the stack of every frame
-    layout(g, area, t, step, mode, &m);
+    Map *m = &scratch;
+    layout(g, area, t, step, mode, m);
     bool full = mode == AMAP_FULL;
-    int px = m.px, pad = m.pad, lh = gfx_line_height(g, px);
+    int px = m->px, pad = m->pad, lh = gfx_line_height(g, px);
     StageLang sl = map_lang(lang);
     const Step *now = trace_step(t, step);
     gfx_frame(g, area, 1, th->panel_edge);  // on the window's own background: a 4K frame paints 7 MB less
     if (full) {
-        gfx_text_fit(g, m.title[0].x + pad, m.title[0].y + pad / 2, m.title[0].w - pad, i18n(lang, S_MAP_ENCODER), px, th->text, GFX_LEFT);
-        gfx_text_fit(g, m.title[1].x + pad, m.title[1].y + pad / 2, m.title[1].w - pad, i18n(lang, S_MAP_DECODER), px, th->text, GFX_LEFT);
+        gfx_text_fit(g, m->title[0].x + pad, m->title[0].y + pad / 2, m->title[0].w - pad, i18n(lang, S_MAP_ENCODER), px, th->text, GFX_LEFT);
+        gfx_text_fit(g, m->title[1].x + pad, m->title[1].y + pad / 2, m->title[1].w - pad, i18n(lang, S_MAP_DECODER), px, th->text, GFX_LEFT);
     }
     // the layers' frames and names; a folded layer is one row
     for (int side = 0; side < 2; side++)
         for (int l = 1; l <= MAX_LAYERS; l++) {
-            SDL_Rect f = m.layer[side][l];
+            SDL_Rect f = m->layer[side][l];
             if (f.w <= 0) continue;
             bool here = now && now->layer == l && decoder_side(now->stage) == side;
             gfx_frame(g, f, here ? 2 : 1, here ? th->accent : th->panel_edge);
             char name[64];
             snprintf(name, sizeof name, i18n(lang, S_MAP_LAYER), l);
             if (full) gfx_text_fit(g, f.x + pad, f.y + pad / 2, f.w - 2 * pad, name, px, th->text_dim, GFX_LEFT);
-            if (m.folded[side][l]) {  // its sub-layers hidden for room: a click shows the layer's first
-                SDL_Rect r = folded_row(&m, side, l, full, lh);
+            if (m->folded[side][l]) {  // its sub-layers hidden for room: a click shows the layer's first
+                SDL_Rect r = folded_row(m, side, l, full, lh);
                 gfx_fill(g, r, th->panel);
                 gfx_frame(g, r, 1, th->panel_edge);
                 if (full) gfx_text_fit(g, r.x + pad, r.y + (r.h - lh) / 2, r.w - 2 * pad, "\xE2\x80\xA6", px, th->text_dim, GFX_LEFT);
@@ -225,18 +228,18 @@ void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, c
         }
     // the memory: from the encoder's last box into every cross-attention of the decoder
     const Box *memory = NULL;
-    for (int b = 0; b < m.n; b++)
-        if (!m.box[b].decoder) memory = &m.box[b];
+    for (int b = 0; b < m->n; b++)
+        if (!m->box[b].decoder) memory = &m->box[b];
     if (memory && memory->r.h > 0 && mode != AMAP_STRIP) {  // the strip is a locator: its lines would cross its boxes
         float x0 = (float)(memory->r.x + memory->r.w), y0 = (float)memory->r.y + (float)memory->r.h / 2.0f;
-        float mid = (float)(m.title[0].x + m.title[0].w) + (float)(m.title[1].x - m.title[0].x - m.title[0].w) / 2.0f;
+        float mid = (float)(m->title[0].x + m->title[0].w) + (float)(m->title[1].x - m->title[0].x - m->title[0].w) / 2.0f;
         float w = full ? (float)gfx_px(g, 2) : 1.0f, head = (float)gfx_px(g, full ? 6 : 3);
         Color c = th->text_dim;
         float top = y0, bottom = y0;
-        for (int b = 0; b < m.n; b++) {
-            const Box *x = &m.box[b];
+        for (int b = 0; b < m->n; b++) {
+            const Box *x = &m->box[b];
             if (x->stage->block != STAGE_BLOCK_CROSS_ATTN) continue;
-            SDL_Rect r = x->r.h > 0 ? x->r : folded_row(&m, 1, x->layer, full, lh);
+            SDL_Rect r = x->r.h > 0 ? x->r : folded_row(m, 1, x->layer, full, lh);
             float y = (float)r.y + (float)r.h / 2.0f, x1 = (float)r.x;
             gfx_line(g, mid, y, x1, y, w, c);
             gfx_line(g, x1 - head, y - head, x1, y, w, c);
@@ -248,10 +251,10 @@ void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, c
         gfx_line(g, mid, top, mid, bottom, w, c);
     }
     // the boxes, the current one in the accent colour
-    for (int b = 0; b < m.n; b++) {
-        const Box *x = &m.box[b];
+    for (int b = 0; b < m->n; b++) {
+        const Box *x = &m->box[b];
         if (x->r.h <= 0) continue;
-        bool here = b == m.current;
+        bool here = b == m->current;
         gfx_fill(g, x->r, here ? th->accent : th->panel);
         gfx_frame(g, x->r, 1, here ? th->accent : th->panel_edge);
         if (!full) continue;
@@ -271,13 +274,13 @@ void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, c
         if (full) snprintf(line, sizeof line, i18n(lang, S_MAP_STEP), now->dstep, last);
         else snprintf(line, sizeof line, "%d/%d", now->dstep, last);
         const char *out = view_produced_at(t, now->dstep);
-        gfx_text_fit(g, m.footer.x + pad, m.footer.y, m.footer.w - 2 * pad, line, px, th->text, GFX_LEFT);
-        if (out && !full && gfx_text_width(g, out, px) <= m.footer.w - 2 * pad)  // small: the token alone, where it fits
-            gfx_text(g, m.footer.x + pad, m.footer.y + lh, out, px, th->accent, GFX_LEFT);
+        gfx_text_fit(g, m->footer.x + pad, m->footer.y, m->footer.w - 2 * pad, line, px, th->text, GFX_LEFT);
+        if (out && !full && gfx_text_width(g, out, px) <= m->footer.w - 2 * pad)  // small: the token alone, where it fits
+            gfx_text(g, m->footer.x + pad, m->footer.y + lh, out, px, th->accent, GFX_LEFT);
         else if (out && full) {
             char producing[96];
             snprintf(producing, sizeof producing, i18n(lang, S_PRODUCING), out);
-            gfx_text_fit(g, m.footer.x + pad, m.footer.y + lh, m.footer.w - 2 * pad, producing, px, th->accent, GFX_LEFT);
+            gfx_text_fit(g, m->footer.x + pad, m->footer.y + lh, m->footer.w - 2 * pad, producing, px, th->accent, GFX_LEFT);
         }
     }
 }
@@ -297,13 +300,13 @@ static int step_of(const Trace *t, const StageInfo *stage, int layer, int dstep,
 int amap_click(Gfx *g, SDL_Rect area, const Trace *t, int step, int head, AmapMode mode, Lang lang, int x, int y) {
     (void)lang;
     if (mode == AMAP_HIDDEN || !SDL_PointInRect(&(SDL_Point){x, y}, &area)) return -1;
-    static Map m;
-    layout(g, area, t, step, mode, &m);
+    Map *m = &scratch;
+    layout(g, area, t, step, mode, m);
     const Step *now = trace_step(t, step);
-    int dstep = now ? now->dstep : 0, lh = gfx_line_height(g, m.px);
-    for (int b = 0; b < m.n; b++) {
-        const Box *bx = &m.box[b];
-        SDL_Rect r = bx->r.h > 0 ? bx->r : m.folded[bx->decoder][bx->layer] ? folded_row(&m, bx->decoder, bx->layer, mode == AMAP_FULL, lh)
+    int dstep = now ? now->dstep : 0, lh = gfx_line_height(g, m->px);
+    for (int b = 0; b < m->n; b++) {
+        const Box *bx = &m->box[b];
+        SDL_Rect r = bx->r.h > 0 ? bx->r : m->folded[bx->decoder][bx->layer] ? folded_row(m, bx->decoder, bx->layer, mode == AMAP_FULL, lh)
                                                                            : (SDL_Rect){0};
         if (r.w > 0 && SDL_PointInRect(&(SDL_Point){x, y}, &r)) {
             // the encoder and the source are computed once: decoding step 0
