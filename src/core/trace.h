@@ -137,14 +137,13 @@ size_t trace_bytes(const Trace *t);
 // Writes the whole trace as JSON (schema in docs/TRACE.md). -inf and NaN are
 // written as -Infinity and NaN, as Python's json module reads them.
 int trace_write_json(const Trace *t, FILE *fp, const char *src_text);
-// The same with each decoder row written once ("shared_rows": true): a step
-// whose rows a later step extends has "values": null and "values_in": the
-// index of the last such step, whose values' first rows and columns are its
-// own (docs/TRACE.md). -1 when memory runs out or the stream fails.
-int trace_write_json_shared(const Trace *t, FILE *fp, const char *src_text);
-// Either of the two (shared or not) with one more member in the top-level
-// object after "output", which more->write writes as "name":value (the
-// comparison of two models, twin.h); more NULL: none.
+// The same, shared true: with each decoder row written once ("shared_rows":
+// true): a step whose rows a later step extends has "values": null and
+// "values_in": the index of the last such step, whose values' first rows and
+// columns are its own (docs/TRACE.md); and with one more member in the
+// top-level object after "output", which more->write writes as "name":value
+// (the comparison of two models, twin.h); more NULL: none. -1 when memory
+// runs out or the stream fails.
 typedef struct {
     void (*write)(FILE *fp, const void *ctx);
     const void *ctx;

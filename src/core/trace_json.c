@@ -291,10 +291,10 @@ static void step_about(Out *o, const Step *s, TextCache *cache) {
     write_labels(o, s->col_labels, s->cols, cache);
 }
 
-void trace_json_step_about(FILE *fp, const Step *s, void *cache) {
+void trace_json_step_about(FILE *fp, const Step *s) {
     char buf[4096];
     Out o = {fp, buf, 0, sizeof buf};
-    step_about(&o, s, cache);
+    step_about(&o, s, NULL);
     out_flush(&o);
 }
 
@@ -336,8 +336,6 @@ static int write_json(const Trace *t, FILE *fp, const char *src_text, const int 
 }
 
 int trace_write_json(const Trace *t, FILE *fp, const char *src_text) { return trace_write_json_more(t, fp, src_text, false, NULL); }
-
-int trace_write_json_shared(const Trace *t, FILE *fp, const char *src_text) { return trace_write_json_more(t, fp, src_text, true, NULL); }
 
 int trace_write_json_more(const Trace *t, FILE *fp, const char *src_text, bool shared, const TraceJsonMore *more) {
     if (!shared) return write_json(t, fp, src_text, NULL, more);

@@ -255,7 +255,7 @@ int trace_write_npz(const Trace *t, FILE *fp, const char *src_text, Error *err) 
         fprintf(js, "%s{\"array\":", first ? "" : ",\n");
         json_write_string(js, name);
         fputc(',', js);
-        trace_json_step_about(js, whole, NULL);
+        trace_json_step_about(js, whole);
         if (every_step) {
             snprintf(shape_name, sizeof shape_name, "%s.shape.npy", name);
             hn = npy_header(head, sizeof head, i4, count, 2);

@@ -102,8 +102,7 @@ void decode_record_output(Ctx *c);
 // "model", "decode", "source" and "output" as members of a JSON object (no braces).
 void trace_json_about(const Trace *t, FILE *fp, const char *src_text);
 // A step's stage, kind, layer, head, step, shape, symbolic shape, formula and
-// labels as members of a JSON object (no braces); cache: trace_json.c's text
-// of labels already written, or NULL.
-void trace_json_step_about(FILE *fp, const Step *s, void *cache);
+// labels as members of a JSON object (no braces).
+void trace_json_step_about(FILE *fp, const Step *s);
 
 #endif
