@@ -29,8 +29,6 @@ typedef struct {
 // Where drawing and clicks lay the map out: 30 KB, kept off the stack of every frame.
 static Map scratch;
 
-static StageLang map_lang(Lang lang) { return lang == LANG_ZH_TW ? STAGE_ZH_TW : STAGE_EN; }
-
 static bool decoder_side(const StageInfo *s) { return s->part != STAGE_SOURCE && s->part != STAGE_ENCODER; }
 
 static bool same_box(const StageInfo *a, const StageInfo *b) {
@@ -68,7 +66,7 @@ int amap_width(Gfx *g, AmapMode mode, Lang lang) {
     if (mode == AMAP_SMALL) return gfx_px(g, 60);
     int px = box_px(g), pad = gfx_px(g, 5), widest = 0;
     for (int i = 0; i < stage_count(); i++) {
-        int w = gfx_text_width(g, stage_box_name(stage_at(i), map_lang(lang)), px);
+        int w = gfx_text_width(g, stage_box_name(stage_at(i), view_stage_lang(lang)), px);
         widest = w > widest ? w : widest;
     }
     return 2 * (widest + 7 * pad) + gfx_px(g, 22);  // a box is 2 pads into its layer's frame, its text a pad into the box
@@ -202,7 +200,7 @@ void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, c
     layout(g, area, t, step, mode, m);
     bool full = mode == AMAP_FULL;
     int px = m->px, pad = m->pad, lh = gfx_line_height(g, px);
-    StageLang sl = map_lang(lang);
+    StageLang sl = view_stage_lang(lang);
     const Step *now = trace_step(t, step);
     gfx_frame(g, area, 1, th->panel_edge);  // on the window's own background: a 4K frame paints 7 MB less
     if (full) {
@@ -268,8 +266,7 @@ void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, c
     }
     // under it all: the decoding step, and the token it produces (the strip has no room: the title says them)
     if (now && now->dstep > 0 && mode != AMAP_STRIP) {
-        int last = 0;
-        for (int i = 0; i < trace_count(t); i++) last = SDL_max(last, trace_step(t, i)->dstep);
+        int last = view_last_dstep(t);
         char line[128];
         if (full) snprintf(line, sizeof line, i18n(lang, S_MAP_STEP), now->dstep, last);
         else snprintf(line, sizeof line, "%d/%d", now->dstep, last);

@@ -79,12 +79,18 @@ const char *view_produced_at(const Trace *t, int d) {
     return choice && choice->row_labels ? choice->row_labels[0] : NULL;
 }
 
-static StageLang stage_lang(Lang lang) { return lang == LANG_ZH_TW ? STAGE_ZH_TW : STAGE_EN; }
+StageLang view_stage_lang(Lang lang) { return lang == LANG_ZH_TW ? STAGE_ZH_TW : STAGE_EN; }
+
+int view_last_dstep(const Trace *t) {
+    int last = 0;
+    for (int i = 0; i < trace_count(t); i++) last = SDL_max(last, trace_step(t, i)->dstep);
+    return last;
+}
 
 const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {
     const char *sep = lang == LANG_ZH_TW ? "\xE3\x83\xBB" : " \xC2\xB7 ";  // ・ or ·
     char part[96];
-    stage_human_name(s->stage, s->layer, stage_lang(lang), buf, size);
+    stage_human_name(s->stage, s->layer, view_stage_lang(lang), buf, size);
     size_t n = strlen(buf);
     if (s->head && n < size) {
         snprintf(part, sizeof part, i18n(lang, S_HEAD), s->head);
@@ -107,9 +113,7 @@ const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, 
 const char *view_step_place(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {
     const char *out = view_produced_at(t, s->dstep);
     if (s->dstep && trace_options(t)->mode != DECODE_TEACHER) {
-        int last = 0;
-        for (int i = 0; i < trace_count(t); i++) last = SDL_max(last, trace_step(t, i)->dstep);
-        int n = snprintf(buf, size, i18n(lang, S_PLACE_DECODING), s->dstep, last);
+        int n = snprintf(buf, size, i18n(lang, S_PLACE_DECODING), s->dstep, view_last_dstep(t));
         char part[96];
         if (out && n >= 0 && (size_t)n < size) {
             snprintf(part, sizeof part, i18n(lang, S_PRODUCING), out);
@@ -119,7 +123,7 @@ const char *view_step_place(const Trace *t, const Step *s, Lang lang, char *buf,
     }
     // the part, and the layer when it has one: the human name up to its first separator after the layer
     char name[256];
-    stage_human_name(s->stage, s->layer, stage_lang(lang), name, sizeof name);
+    stage_human_name(s->stage, s->layer, view_stage_lang(lang), name, sizeof name);
     char *cut = strstr(name, lang == LANG_ZH_TW ? "\xE3\x83\xBB" : " \xC2\xB7 ");
     if (cut) *cut = '\0';
     snprintf(buf, size, "%s", name);

@@ -83,6 +83,10 @@ const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, 
 // The token decoding step d produced, or NULL (teacher forcing; beam search
 // until its end).
 const char *view_produced_at(const Trace *t, int d);
+// The last decoding step trace t records (0: none).
+int view_last_dstep(const Trace *t);
+// The stage table's language for the interface's.
+StageLang view_stage_lang(Lang lang);
 // Where step s is, for the step counter: "Decoding step 3 of 7, producing 在",
 // or its part's name ("Encoder layer 1", "Source"). Returns buf.
 const char *view_step_place(const Trace *t, const Step *s, Lang lang, char *buf, size_t size);
