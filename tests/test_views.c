@@ -649,7 +649,7 @@ static void map_clicks(Gfx *g, const Trace *t, int step, SDL_Rect area, char *fo
     found[0] = '\0';
     for (int y = area.y; y < area.y + area.h; y += 3)
         for (int x = area.x; x < area.x + area.w; x += 5) {
-            int to = amap_click(g, area, t, step, now->head, AMAP_FULL, LANG_EN, x, y);
+            int to = amap_click(g, area, t, step, now->head, AMAP_FULL, x, y);
             if (to < 0) continue;
             const Step *s = trace_step(t, to);
             char id[128], word[132];

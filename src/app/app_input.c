@@ -249,7 +249,7 @@ static bool mouse_down(App *a, const SDL_Event *e) {
         return true;
     }
     if (SDL_PointInRect(&p, &a->lay.map)) {  // a box of the map: its value at this decoding step
-        int to = amap_click(a->g, a->lay.map, a->t, a->step, a->last_head, a->map_drawn, a->lang, p.x, p.y);
+        int to = amap_click(a->g, a->lay.map, a->t, a->step, a->last_head, a->map_drawn, p.x, p.y);
         if (to >= 0) app_set_step(a, to);
         return to >= 0;
     }
@@ -307,7 +307,7 @@ static bool free_event(App *a, const SDL_Event *e) {
             const Step *under = trace_step(a->t, timeline_index(a, e->motion.x));
             status_set(&a->status, "%s", view_step_name(a->t, under, a->lang, name, sizeof name));
         } else if (SDL_PointInRect(&(SDL_Point){e->motion.x, e->motion.y}, &a->lay.map)) {  // and the map the box under it (the small one has no words)
-            int to = amap_click(a->g, a->lay.map, a->t, a->step, a->last_head, a->map_drawn, a->lang, e->motion.x, e->motion.y);
+            int to = amap_click(a->g, a->lay.map, a->t, a->step, a->last_head, a->map_drawn, e->motion.x, e->motion.y);
             char name[512];
             if (to >= 0) status_set(&a->status, "%s", view_step_name(a->t, trace_step(a->t, to), a->lang, name, sizeof name));
         }

@@ -24,6 +24,12 @@ typedef struct {
     bool folded[2][MAX_LAYERS + 1];         // a layer drawn as one row, its first box the click's
     int px, pad;
     SDL_Rect title[2], footer;
+    // what it was laid out for: a click or the pointer over the frame drawn needs no layout again
+    // (the trace is asked again for the step a click goes to, so a stale layout cannot send it astray)
+    const Trace *t;
+    int step, scale_px;
+    AmapMode mode;
+    SDL_Rect area;
 } Map;
 
 // Where drawing and clicks lay the map out: 30 KB, kept off the stack of every frame.
@@ -153,6 +159,11 @@ static void layout_strip(Gfx *g, SDL_Rect area, Map *m) {
 // decoder's; layers other than the current one fold to a row when the whole
 // does not fit the height (and a small map is squeezed).
 static void layout(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, Map *m) {
+    m->t = t;
+    m->step = step;
+    m->mode = mode;
+    m->scale_px = gfx_px(g, 100);  // the type size it was measured at
+    m->area = area;
     collect(t, step, m);
     if (mode == AMAP_STRIP) {
         layout_strip(g, area, m);
@@ -294,11 +305,11 @@ static int step_of(const Trace *t, const StageInfo *stage, int layer, int dstep,
     return best;
 }
 
-int amap_click(Gfx *g, SDL_Rect area, const Trace *t, int step, int head, AmapMode mode, Lang lang, int x, int y) {
-    (void)lang;
+int amap_click(Gfx *g, SDL_Rect area, const Trace *t, int step, int head, AmapMode mode, int x, int y) {
     if (mode == AMAP_HIDDEN || !SDL_PointInRect(&(SDL_Point){x, y}, &area)) return -1;
     Map *m = &scratch;
-    layout(g, area, t, step, mode, m);
+    if (!(m->t == t && m->step == step && m->mode == mode && m->scale_px == gfx_px(g, 100) && SDL_RectEquals(&m->area, &area)))
+        layout(g, area, t, step, mode, m);
     const Step *now = trace_step(t, step);
     int dstep = now ? now->dstep : 0, lh = gfx_line_height(g, m->px);
     for (int b = 0; b < m->n; b++) {

@@ -28,6 +28,6 @@ int amap_strip_height(Gfx *g);
 void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, const Theme *th, Lang lang);
 // The step a click at (x, y) goes to: the box's value at step's decoding
 // step, at head for a value per head; -1 when the click is on no box.
-int amap_click(Gfx *g, SDL_Rect area, const Trace *t, int step, int head, AmapMode mode, Lang lang, int x, int y);
+int amap_click(Gfx *g, SDL_Rect area, const Trace *t, int step, int head, AmapMode mode, int x, int y);
 
 #endif
