@@ -1,7 +1,6 @@
 #include "layout.h"
 
 #include <stdio.h>
-#include <string.h>
 
 PageRects lay_page(Gfx *g, SDL_Rect area, const ViewOptions *opt) {
     int lh = gfx_line_height(g, gfx_px(g, 18)), big_lh = gfx_line_height(g, gfx_px(g, 24)), pad = gfx_px(g, 10);
@@ -106,8 +105,7 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     // a long name is set smaller before it is cut, down to the text's size; the id goes first
     for (int size = 24; size > 16 && gfx_text_width(g, line, big) > title.w; size -= 2) big = gfx_px(g, (float)size - 2);
     // still too long: the token being produced goes first (the chips row and the map say it too)
-    char *producing = strstr(line, lang == LANG_ZH_TW ? "\xEF\xBC\x8C" : ", ");
-    if (producing && gfx_text_width(g, line, big) > title.w) *producing = '\0';
+    if (gfx_text_width(g, line, big) > title.w) view_step_name_short(vs->trace, s, lang, line, sizeof line);
     bool with_id = gfx_text_width(g, line, big) + id_w <= title.w;
     int drawn = gfx_text_fit(g, title.x, title.y, with_id ? title.w - id_w : title.w, line, big, th->text, GFX_LEFT);
     int big_lh = gfx_line_height(g, big), small_lh = gfx_line_height(g, small);

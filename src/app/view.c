@@ -87,7 +87,7 @@ int view_last_dstep(const Trace *t) {
     return last;
 }
 
-const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {
+static const char *step_name(const Trace *t, const Step *s, Lang lang, bool producing, char *buf, size_t size) {
     const char *sep = lang == LANG_ZH_TW ? "\xE3\x83\xBB" : " \xC2\xB7 ";  // ・ or ·
     char part[96];
     stage_human_name(s->stage, s->layer, view_stage_lang(lang), buf, size);
@@ -101,13 +101,19 @@ const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, 
     } else if (s->dstep && n < size) {
         snprintf(part, sizeof part, i18n(lang, S_DECODING_STEP), s->dstep);
         n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, part);
-        const char *out = view_produced_at(t, s->dstep);
+        const char *out = producing ? view_produced_at(t, s->dstep) : NULL;
         if (out && n < size) {
             snprintf(part, sizeof part, i18n(lang, S_PRODUCING), out);
             snprintf(buf + n, size - n, "%s%s", lang == LANG_ZH_TW ? "\xEF\xBC\x8C" : ", ", part);  // ，
         }
     }
     return buf;
+}
+
+const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) { return step_name(t, s, lang, true, buf, size); }
+
+const char *view_step_name_short(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {
+    return step_name(t, s, lang, false, buf, size);
 }
 
 const char *view_step_place(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {

@@ -80,6 +80,8 @@ void view_table(Gfx *g, SDL_Rect area, const ViewState *vs);
 // cross-attention · weights · head 1 · step 3, producing 在" (「解碼器第 2 層・
 // 交叉注意力・權重・第 1 頭・第 3 步，產生「在」」). Returns buf.
 const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, size_t size);
+// The same without the token being produced, for a title with no room for it.
+const char *view_step_name_short(const Trace *t, const Step *s, Lang lang, char *buf, size_t size);
 // The token decoding step d produced, or NULL (teacher forcing; beam search
 // until its end).
 const char *view_produced_at(const Trace *t, int d);
