@@ -485,7 +485,7 @@ const AppModule *cli_app_module(void) {
                         TT_APP_MODULE_DIR " (install the program again)\n");
         return NULL;
     }
-    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    void *h = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
     const AppModule *m = h ? dlsym(h, APP_MODULE_SYMBOL) : NULL;
     if (!m) {
         const char *why = dlerror();
