@@ -693,13 +693,12 @@ static bool nine_digits(uint32_t m, int e, int p, uint64_t *out, uint64_t *floor
 }
 
 int json_format_float(char *buf, float v) {
-    if (isnan(v)) return (int)(stpcpy(buf, "NaN") - buf);
-    if (isinf(v)) return (int)(stpcpy(buf, v < 0 ? "-Infinity" : "Infinity") - buf);
     uint32_t bits;
     memcpy(&bits, &v, sizeof bits);
+    uint32_t biased = (bits >> 23) & 0xff, m = bits & 0x7fffff;
+    if (biased == 0xff) return (int)(stpcpy(buf, m ? "NaN" : bits >> 31 ? "-Infinity" : "Infinity") - buf);
     char *o = buf;
     if (bits >> 31) *o++ = '-';
-    uint32_t biased = (bits >> 23) & 0xff, m = bits & 0x7fffff;
     if (biased == 0 && m == 0) {
         *o++ = '0';
         *o = 0;

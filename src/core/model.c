@@ -1,5 +1,6 @@
 #include "model.h"
 
+#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -35,23 +36,31 @@ long mdl_param_count(const Config *c) {
 }
 
 static void set_param(Param *p, const char *name, float *data, int64_t d0, int64_t d1) {
-    snprintf(p->name, sizeof p->name, "%s", name);
+    size_t n = strlen(name);
+    assert(n < sizeof p->name && "a parameter name longer than Param.name");
+    memcpy(p->name, name, n + 1);
     p->ndim = d1 ? 2 : 1;
     p->shape[0] = d0;
     p->shape[1] = d1;
     p->data = data;
 }
 
+// prefix then suffix in buf (96 bytes): the names are built with stpcpy, not
+// snprintf, which was a tenth of `translate` (a model is loaded on every run)
+static const char *join(char *buf, const char *prefix, const char *suffix) {
+    assert(strlen(prefix) + strlen(suffix) < 96);
+    strcpy(stpcpy(buf, prefix), suffix);
+    return buf;
+}
+
 static int attn_params(Param *ps, int n, const char *prefix, AttnWeights *a, int64_t E) {
     char name[96];
-    snprintf(name, sizeof name, "%s.in_proj_weight", prefix);
-    if (ps) set_param(&ps[n], name, a->in_proj_w, 3 * E, E);
-    snprintf(name, sizeof name, "%s.in_proj_bias", prefix);
-    if (ps) set_param(&ps[n + 1], name, a->in_proj_b, 3 * E, 0);
-    snprintf(name, sizeof name, "%s.out_proj.weight", prefix);
-    if (ps) set_param(&ps[n + 2], name, a->out_proj_w, E, E);
-    snprintf(name, sizeof name, "%s.out_proj.bias", prefix);
-    if (ps) set_param(&ps[n + 3], name, a->out_proj_b, E, 0);
+    if (ps) {
+        set_param(&ps[n], join(name, prefix, "in_proj_weight"), a->in_proj_w, 3 * E, E);
+        set_param(&ps[n + 1], join(name, prefix, "in_proj_bias"), a->in_proj_b, 3 * E, 0);
+        set_param(&ps[n + 2], join(name, prefix, "out_proj.weight"), a->out_proj_w, E, E);
+        set_param(&ps[n + 3], join(name, prefix, "out_proj.bias"), a->out_proj_b, E, 0);
+    }
     return n + 4;
 }
 
@@ -60,41 +69,40 @@ int mdl_params(Model *m, Param *ps) {
     Weights *w = &m->w;
     int64_t E = c->d_model, F = c->d_ff;
     int n = 0;
-    char name[96];
+    char name[96], pre[48];
 #define ADD(nm, ptr, d0, d1) do { if (ps) set_param(&ps[n], nm, ptr, d0, d1); n++; } while (0)
     ADD("src_embed.weight", w->src_embed, c->src_vocab, E);
     ADD("tgt_embed.weight", w->tgt_embed, c->tgt_vocab, E);
     for (int l = 0; l < c->n_enc; l++) {
         EncLayer *L = &w->enc[l];
-        snprintf(name, sizeof name, "encoder.layers.%d.self_attn", l);
-        n = attn_params(ps, n, name, &L->self_attn, E);
-        snprintf(name, sizeof name, "encoder.layers.%d.linear1.weight", l); ADD(name, L->lin1_w, F, E);
-        snprintf(name, sizeof name, "encoder.layers.%d.linear1.bias", l);   ADD(name, L->lin1_b, F, 0);
-        snprintf(name, sizeof name, "encoder.layers.%d.linear2.weight", l); ADD(name, L->lin2_w, E, F);
-        snprintf(name, sizeof name, "encoder.layers.%d.linear2.bias", l);   ADD(name, L->lin2_b, E, 0);
-        snprintf(name, sizeof name, "encoder.layers.%d.norm1.weight", l);   ADD(name, L->norm1_w, E, 0);
-        snprintf(name, sizeof name, "encoder.layers.%d.norm1.bias", l);     ADD(name, L->norm1_b, E, 0);
-        snprintf(name, sizeof name, "encoder.layers.%d.norm2.weight", l);   ADD(name, L->norm2_w, E, 0);
-        snprintf(name, sizeof name, "encoder.layers.%d.norm2.bias", l);     ADD(name, L->norm2_b, E, 0);
+        snprintf(pre, sizeof pre, "encoder.layers.%d.", l);
+        n = attn_params(ps, n, join(name, pre, "self_attn."), &L->self_attn, E);
+        ADD(join(name, pre, "linear1.weight"), L->lin1_w, F, E);
+        ADD(join(name, pre, "linear1.bias"), L->lin1_b, F, 0);
+        ADD(join(name, pre, "linear2.weight"), L->lin2_w, E, F);
+        ADD(join(name, pre, "linear2.bias"), L->lin2_b, E, 0);
+        ADD(join(name, pre, "norm1.weight"), L->norm1_w, E, 0);
+        ADD(join(name, pre, "norm1.bias"), L->norm1_b, E, 0);
+        ADD(join(name, pre, "norm2.weight"), L->norm2_w, E, 0);
+        ADD(join(name, pre, "norm2.bias"), L->norm2_b, E, 0);
     }
     ADD("encoder.norm.weight", w->enc_norm_w, E, 0);
     ADD("encoder.norm.bias", w->enc_norm_b, E, 0);
     for (int l = 0; l < c->n_dec; l++) {
         DecLayer *L = &w->dec[l];
-        snprintf(name, sizeof name, "decoder.layers.%d.self_attn", l);
-        n = attn_params(ps, n, name, &L->self_attn, E);
-        snprintf(name, sizeof name, "decoder.layers.%d.multihead_attn", l);
-        n = attn_params(ps, n, name, &L->cross_attn, E);
-        snprintf(name, sizeof name, "decoder.layers.%d.linear1.weight", l); ADD(name, L->lin1_w, F, E);
-        snprintf(name, sizeof name, "decoder.layers.%d.linear1.bias", l);   ADD(name, L->lin1_b, F, 0);
-        snprintf(name, sizeof name, "decoder.layers.%d.linear2.weight", l); ADD(name, L->lin2_w, E, F);
-        snprintf(name, sizeof name, "decoder.layers.%d.linear2.bias", l);   ADD(name, L->lin2_b, E, 0);
-        snprintf(name, sizeof name, "decoder.layers.%d.norm1.weight", l);   ADD(name, L->norm1_w, E, 0);
-        snprintf(name, sizeof name, "decoder.layers.%d.norm1.bias", l);     ADD(name, L->norm1_b, E, 0);
-        snprintf(name, sizeof name, "decoder.layers.%d.norm2.weight", l);   ADD(name, L->norm2_w, E, 0);
-        snprintf(name, sizeof name, "decoder.layers.%d.norm2.bias", l);     ADD(name, L->norm2_b, E, 0);
-        snprintf(name, sizeof name, "decoder.layers.%d.norm3.weight", l);   ADD(name, L->norm3_w, E, 0);
-        snprintf(name, sizeof name, "decoder.layers.%d.norm3.bias", l);     ADD(name, L->norm3_b, E, 0);
+        snprintf(pre, sizeof pre, "decoder.layers.%d.", l);
+        n = attn_params(ps, n, join(name, pre, "self_attn."), &L->self_attn, E);
+        n = attn_params(ps, n, join(name, pre, "multihead_attn."), &L->cross_attn, E);
+        ADD(join(name, pre, "linear1.weight"), L->lin1_w, F, E);
+        ADD(join(name, pre, "linear1.bias"), L->lin1_b, F, 0);
+        ADD(join(name, pre, "linear2.weight"), L->lin2_w, E, F);
+        ADD(join(name, pre, "linear2.bias"), L->lin2_b, E, 0);
+        ADD(join(name, pre, "norm1.weight"), L->norm1_w, E, 0);
+        ADD(join(name, pre, "norm1.bias"), L->norm1_b, E, 0);
+        ADD(join(name, pre, "norm2.weight"), L->norm2_w, E, 0);
+        ADD(join(name, pre, "norm2.bias"), L->norm2_b, E, 0);
+        ADD(join(name, pre, "norm3.weight"), L->norm3_w, E, 0);
+        ADD(join(name, pre, "norm3.bias"), L->norm3_b, E, 0);
     }
     ADD("decoder.norm.weight", w->dec_norm_w, E, 0);
     ADD("decoder.norm.bias", w->dec_norm_b, E, 0);

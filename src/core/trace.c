@@ -69,12 +69,12 @@ static void plan_attention(Plan *p, const Config *c, const char *pre, size_t nq,
     for (int i = 0; i < 7; i++) {
         if (i == 4 && !masked) continue;
         bool of_keys = i == 1 || i == 2, square = i >= 3 && i <= 5;
-        snprintf(name, sizeof name, "%s.%s", pre, per_head[i]);
+        strcpy(stpcpy(stpcpy(name, pre), "."), per_head[i]);  // not snprintf: a plan runs before every trace
         plan_value(p, name, H, of_keys ? nk : nq, of_keys ? k_m : q_m, square ? nk : dk, square && k_m);
     }
-    snprintf(name, sizeof name, "%s.concat", pre);
+    strcpy(stpcpy(name, pre), ".concat");
     plan_value(p, name, 1, nq, q_m, E, false);
-    snprintf(name, sizeof name, "%s.out_proj", pre);
+    strcpy(stpcpy(name, pre), ".out_proj");
     plan_value(p, name, 1, nq, q_m, E, false);
 }
 

@@ -59,9 +59,12 @@ static bool cache_room(TextCache *c, size_t need) {
     return true;
 }
 
-// The text of n values (floats) or n labels (strings) at key, valid until the
-// next call; NULL when memory ran out. need: the most bytes the text can take.
-static const char *cached_text(TextCache *c, const void *key, int n, bool labels, size_t need, size_t *len) {
+typedef enum { OF_VALUES, OF_LABELS, OF_STRING } CacheOf;
+
+// The text of n values (floats) or n labels (strings) at key, or of the one
+// string key (a kind, a formula: the same few pointers on every step), valid
+// until the next call; NULL when memory ran out. need: the most bytes the text can take.
+static const char *cached_text(TextCache *c, const void *key, int n, CacheOf of, size_t need, size_t *len) {
     if (c->off || !cache_room(c, need)) {
         c->off = true;
         return NULL;
@@ -80,8 +83,10 @@ static const char *cached_text(TextCache *c, const void *key, int n, bool labels
     }
     for (; k < n; k++) {
         if (k) c->text[at + used++] = ',';
-        used += labels ? json_quote(c->text + at + used, ((const char *const *)key)[k])
-                       : (size_t)json_format_float(c->text + at + used, ((const float *)key)[k]);
+        char *to = c->text + at + used;
+        used += of == OF_VALUES   ? (size_t)json_format_float(to, ((const float *)key)[k])
+                : of == OF_LABELS ? json_quote(to, ((const char *const *)key)[k])
+                                  : json_quote(to, key);
     }
     if (!e->key || e->n < n) {  // kept: a later step may show it again (a shorter view of a longer one is not)
         c->used += !e->key;
@@ -111,13 +116,23 @@ static char *out_room(Out *o, size_t n) {  // n <= o->cap
     return o->buf + o->len;
 }
 
-static void out_bytes(Out *o, const char *s, size_t n) {
+static void out_bytes_slow(Out *o, const char *s, size_t n) {
     if (n > o->cap / 2) {  // a long piece goes out as it is
         out_flush(o);
         fwrite(s, 1, n, o->fp);
         return;
     }
     memcpy(out_room(o, n), s, n);
+    o->len += n;
+}
+
+// the common case inline: the pieces are mostly a byte or two ("[", "],")
+static inline void out_bytes(Out *o, const char *s, size_t n) {
+    if (o->len + n > o->cap) {
+        out_bytes_slow(o, s, n);
+        return;
+    }
+    memcpy(o->buf + o->len, s, n);
     o->len += n;
 }
 
@@ -151,13 +166,21 @@ static size_t labels_bytes(const char *const *labels, int n) {
     return bytes;
 }
 
+// A string that steps share (a kind, a formula, a symbolic axis), quoted once.
+static void out_shared_string(Out *o, const char *s, TextCache *cache) {
+    size_t len;
+    const char *text = cache ? cached_text(cache, s, 1, OF_STRING, 6 * strlen(s) + 2, &len) : NULL;
+    if (text) out_bytes(o, text, len);
+    else out_string(o, s);
+}
+
 // A step's values: the numbers are most of a trace's JSON.
 static void write_values(Out *o, const Step *s, TextCache *cache) {
     out_bytes(o, "[", 1);
     for (int r = 0; r < s->rows; r++) {
         const float *row = trace_row(s, r);
         size_t n;
-        const char *text = cached_text(cache, row, s->cols, false, (size_t)s->cols * (JSON_FLOAT_MAX + 1) + 1, &n);
+        const char *text = cached_text(cache, row, s->cols, OF_VALUES, (size_t)s->cols * (JSON_FLOAT_MAX + 1) + 1, &n);
         out_bytes(o, r ? ",[" : "[", r ? 2 : 1);
         if (text) out_bytes(o, text, n);
         else  // memory ran out for the cache: formatted as they come
@@ -177,7 +200,7 @@ static void write_labels(Out *o, const char *const *labels, int n, TextCache *ca
         return;
     }
     size_t len;
-    const char *text = cache ? cached_text(cache, labels, n, true, labels_bytes(labels, n), &len) : NULL;
+    const char *text = cache ? cached_text(cache, labels, n, OF_LABELS, labels_bytes(labels, n), &len) : NULL;
     out_bytes(o, "[", 1);
     if (text) out_bytes(o, text, len);
     else
@@ -268,7 +291,7 @@ static void step_about(Out *o, const Step *s, TextCache *cache) {
     out_text(o, "\"stage\":");
     out_string(o, trace_stage_id(s, id, sizeof id));
     out_text(o, ",\"kind\":");
-    out_string(o, s->kind);
+    out_shared_string(o, s->kind, cache);
     out_text(o, ",\"layer\":");
     out_int(o, s->layer);
     out_text(o, ",\"head\":");
@@ -280,11 +303,11 @@ static void step_about(Out *o, const Step *s, TextCache *cache) {
     out_bytes(o, ",", 1);
     out_int(o, s->cols);
     out_text(o, "],\"symbolic_shape\":[");
-    out_string(o, s->sym_rows);
+    out_shared_string(o, s->sym_rows, cache);
     out_bytes(o, ",", 1);
-    out_string(o, s->sym_cols);
+    out_shared_string(o, s->sym_cols, cache);
     out_text(o, "],\"formula\":");
-    out_string(o, s->formula);
+    out_shared_string(o, s->formula, cache);
     out_text(o, ",\"row_labels\":");
     write_labels(o, s->row_labels, s->rows, cache);
     out_text(o, ",\"col_labels\":");
