@@ -99,7 +99,9 @@ static void check_frame(App *a, Gfx *g, const char *name, int cell_min, Problems
             problem(p, "%s: text at (%d, %d) is %d px, below the smallest size (%d px)", name, m->r.x, m->r.y, m->px,
                     m->sub ? least_sub : least);
         if (m->clipped)
-            problem(p, "%s: text at (%d, %d) %d×%d is cut off by its area or the window", name, m->r.x, m->r.y, m->r.w, m->r.h);
+            problem(p, "%s: text \"%s\" at (%d, %d) %d×%d is cut off by its area or the window", name, m->text, m->r.x, m->r.y, m->r.w,
+                    m->r.h);
+        if (m->cut && getenv("TT_LAYOUT_CUT")) fprintf(stderr, "cut: %s: \"%s\" at (%d, %d)\n", name, m->text, m->r.x, m->r.y);
         SDL_Rect a_ink = ink(m), both;
         for (int j = i + 1; j < n; j++) {
             SDL_Rect b_ink = ink(&marks[j]);

@@ -83,7 +83,7 @@ void gfx_record_text(Gfx *g, GfxTextMark *marks, int max, int *n) {
     if (n) *n = 0;
 }
 
-static void mark_text(Gfx *g, SDL_Rect r, int px) {
+static void mark_text(Gfx *g, SDL_Rect r, int px, const char *text) {
     if (!g->marks || *g->marks_n >= g->marks_max) return;
     if (g->mark_h > 0 && g->mark_h < r.h) {
         r.y += (r.h - g->mark_h) / 2;
@@ -92,7 +92,13 @@ static void mark_text(Gfx *g, SDL_Rect r, int px) {
     SDL_Rect canvas = {0, 0, g->surface->w, g->surface->h}, in_clip, in_canvas;
     bool clipped = !SDL_IntersectRect(&r, &g->clip, &in_clip) || !SDL_RectEquals(&in_clip, &r) ||
                    !SDL_IntersectRect(&r, &canvas, &in_canvas) || !SDL_RectEquals(&in_canvas, &r);
-    g->marks[(*g->marks_n)++] = (GfxTextMark){r, px, g->mark_cut, clipped, g->mark_sub, g->mark_turned};
+    GfxTextMark *m = &g->marks[(*g->marks_n)++];
+    *m = (GfxTextMark){r, px, g->mark_cut, clipped, g->mark_sub, g->mark_turned, ""};
+    size_t n = strlen(text);
+    if (n >= sizeof m->text)
+        for (n = sizeof m->text - 1; n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80; n--) {}  // whole characters
+    memcpy(m->text, text, n);
+    m->text[n] = 0;
 }
 
 // Noto Sans CJK TC: Latin and both Chinese scripts in one face (index 3 of the collection).
@@ -510,7 +516,7 @@ int gfx_text(Gfx *g, int x, int y, const char *utf8, int px, Color c, int align)
     if (!s) return 0;
     SDL_Rect dst = {align == GFX_CENTER ? x - s->w / 2 : align == GFX_RIGHT ? x - s->w : x, y, s->w, s->h}, in;
     if (g->whole_text && (!SDL_IntersectRect(&dst, &g->clip, &in) || !SDL_RectEquals(&in, &dst))) return s->w;
-    if (g->marks) mark_text(g, dst, px);
+    if (g->marks) mark_text(g, dst, px, utf8);
     SDL_BlitSurface(s, NULL, g->surface, &dst);
     return s->w;
 }
@@ -743,7 +749,7 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
     if (!s || SDL_LockSurface(s) < 0) return 0;
     g->mark_cut = text != utf8;
     g->mark_turned = true;
-    if (g->marks) mark_text(g, (SDL_Rect){x, bottom - s->w, s->h, s->w}, px);
+    if (g->marks) mark_text(g, (SDL_Rect){x, bottom - s->w, s->h, s->w}, px, text);
     g->mark_cut = g->mark_turned = false;
     // the rendered line's pixel (sx, sy) goes to (x + sy, bottom - 1 - sx)
     const SDL_Rect *k = &g->clip;
@@ -822,6 +828,21 @@ static size_t wrap_unit(const char *s) {
     return i ? i : 1;
 }
 
+int gfx_text_widest_unit(Gfx *g, const char *utf8, int px) {
+    char unit[256];
+    int most = 0;
+    for (const char *p = utf8; *p;) {
+        size_t u = wrap_unit(p), n = u < sizeof unit ? u : sizeof unit - 1;
+        memcpy(unit, p, n);
+        while (n > 0 && (unit[n - 1] == ' ' || unit[n - 1] == '\n')) n--;
+        unit[n] = '\0';
+        most = SDL_max(most, gfx_text_width(g, unit, px));
+        p += u;
+        while (*p == '\n') p++;
+    }
+    return most;
+}
+
 // The width of a line of text, typeset as a formula when math is true.
 static int line_width(Gfx *g, const char *line, int px, bool math) {
     if (!math) return gfx_text_width(g, line, px);
@@ -870,7 +891,7 @@ static int wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, 
         while (len > 0 && line[len - 1] == ' ') len--;
         line[len] = '\0';
         if (draw && math) gfx_math(g, x, y, INT_MAX, line, px, c);
-        else if (draw) gfx_text(g, x, y, line, px, c, GFX_LEFT);
+        else if (draw) gfx_text_fit(g, x, y, w, line, px, c, GFX_LEFT);  // one unit wider than w: cut, not over its neighbours
         y += lh;
         if (*p == '\n') {
             p++;

@@ -80,6 +80,9 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
 // characters (not before closing punctuation); "\n" starts a paragraph.
 // Returns the height used. With draw false it only measures.
 int gfx_text_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw);
+// The width of the widest unit gfx_text_wrap does not break: the narrowest
+// width that wraps utf8 without cutting anything.
+int gfx_text_widest_unit(Gfx *g, const char *utf8, int px);
 // The same, each line typeset as gfx_math does (lesson narration: d_model, Kᵀ, W₁).
 int gfx_math_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw);
 
@@ -92,6 +95,7 @@ typedef struct {
     bool clipped;       // not wholly inside the clip rectangle or the canvas: part of it not shown
     bool sub;           // a formula's raised or lowered part, smaller by design
     bool turned;        // read upwards (gfx_text_up): its line's height runs across r.w
+    char text[48];      // what was drawn, its first 47 bytes at most (whole characters), for messages
 } GfxTextMark;
 // Starts recording into marks (NULL: stops); *n counts the marks made.
 void gfx_record_text(Gfx *g, GfxTextMark *marks, int max, int *n);

@@ -148,7 +148,7 @@ static void draw_curve(Gfx *g, SDL_Rect r, const ViewState *vs, HistData *h) {
 void hist_draw(Gfx *g, SDL_Rect area, const ViewState *vs, HistData *h) {
     const Theme *th = vs->theme;
     Lang lang = vs->lang;
-    int px = vs->font_px, lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
+    int px = vs->font_px, pad = gfx_px(g, 10);
     char line[1024], out[512];
     if (!h->ready) {
         view_page_says_why(g, area, vs, i18n(lang, S_HIST_TITLE_NONE), h->why);
@@ -161,11 +161,9 @@ void hist_draw(Gfx *g, SDL_Rect area, const ViewState *vs, HistData *h) {
     int y = view_page_title(g, area, vs, line) + pad / 2;
     view_output_text(m, h->own[k], out, sizeof out);
     snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), out[0] ? out : i18n(lang, S_HIST_NOTHING));
-    gfx_text_fit(g, area.x, y, area.w, line, px, th->text, GFX_LEFT);
-    y += lh;
+    y += gfx_text_wrap(g, area.x, y, area.w, line, px, th->text, true);  // an early snapshot's output runs long
     snprintf(line, sizeof line, i18n(lang, S_HIST_LOSS), view_output_text(m, h->forced[k], out, sizeof out), (double)trace_mean_loss(h->forced[k]));
-    gfx_text_fit(g, area.x, y, area.w, line, px, th->text, GFX_LEFT);
-    y += lh + pad;
+    y += gfx_text_wrap(g, area.x, y, area.w, line, px, th->text, true) + pad;
     // the bottom: the snapshots as buttons, the loss curve above them
     int chip_px = gfx_px(g, 16), chip_h = gfx_line_height(g, chip_px) + gfx_px(g, 8), hint_h = gfx_line_height(g, view_small_px(vs));
     int curve_h = (area.y + area.h - y) / 4;

@@ -115,6 +115,7 @@ typedef enum {
     S_OFF,
     S_NO_MASK_MARK,     // the page's title while the experiment runs: "no look-ahead mask"
     S_SILENCED_MARK,    // the page's title while heads are silenced: "silenced: %s"
+    S_SILENCED_COUNT,   // the same when the list has no room: "%d parts silenced"
     S_TW_TITLE,         // the page of two models (twinpage.c): "Two models, both teacher-forced on: %s"
     S_TW_TITLE_OWN,     // the same, when each is forced on its own output
     S_TW_TITLE_NONE,

@@ -11,8 +11,10 @@ PageRects lay_page(Gfx *g, SDL_Rect area, const ViewOptions *opt) {
         .view = {area.x, top, area.w, area.y + area.h - top - formula_h - pad},
         .formula = {area.x, area.y + area.h - formula_h, area.w, formula_h},
     };
-    if (opt && (opt->given.rows > 0 || opt->table.rows > 0)) {  // a given matrix (8 × 8 at most): a quarter of the width for 4 columns, 2/5 for 8; a table half
-        int c = opt->table.rows > 0 ? 12 : opt->given.cols, w = r.view.w * (c < 4 ? 4 : c) / ((c < 4 ? 4 : c) + 12);
+    // a given matrix (8 × 8 at most): a quarter of the width for 4 columns, 2/5 for 8; a table two
+    // thirds, the room its words need at a projector's 1024 px (the lesson is about the table)
+    if (opt && (opt->given.rows > 0 || opt->table.rows > 0)) {
+        int c = opt->table.rows > 0 ? 24 : opt->given.cols, w = r.view.w * (c < 4 ? 4 : c) / ((c < 4 ? 4 : c) + 12);
         r.given = (SDL_Rect){r.view.x + r.view.w - w, r.view.y, w, r.view.h};
         r.view.w -= w + 2 * pad;
     }
@@ -91,8 +93,12 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
         int n = o->no_look_ahead_mask ? snprintf(mark, sizeof mark, "%s", i18n(lang, S_NO_MASK_MARK)) : 0;
         if (o->ablate.n && n >= 0 && n < (int)sizeof mark) {
             if (n) n += snprintf(mark + n, sizeof mark - (size_t)n, "  \xC2\xB7  ");  // both at once
-            if (n < (int)sizeof mark)
+            if (n < (int)sizeof mark) {
                 snprintf(mark + n, sizeof mark - (size_t)n, i18n(lang, S_SILENCED_MARK), abl_format(&o->ablate, names, sizeof names));
+                // a list with no room: how many, rather than a list cut short (the narration and Settings name them)
+                if (o->ablate.n > 1 && gfx_text_width(g, mark, px) + 2 * pad > title.w / 2)
+                    snprintf(mark + n, sizeof mark - (size_t)n, i18n(lang, S_SILENCED_COUNT), o->ablate.n);
+            }
         }
         int w = SDL_min(gfx_text_width(g, mark, px) + 2 * pad, title.w / 2);
         SDL_Rect box = {title.x + title.w - w, title.y, w, title.h};
@@ -106,6 +112,7 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     for (int size = 24; size > 16 && gfx_text_width(g, line, big) > title.w; size -= 2) big = gfx_px(g, (float)size - 2);
     // still too long: the token being produced goes first (the chips row and the map say it too)
     if (gfx_text_width(g, line, big) > title.w) view_step_name_short(vs->trace, s, lang, line, sizeof line);
+    if (gfx_text_width(g, line, big) > title.w) view_step_name_shortest(vs->trace, s, lang, line, sizeof line);
     bool with_id = gfx_text_width(g, line, big) + id_w <= title.w;
     int drawn = gfx_text_fit(g, title.x, title.y, with_id ? title.w - id_w : title.w, line, big, th->text, GFX_LEFT);
     int big_lh = gfx_line_height(g, big), small_lh = gfx_line_height(g, small);

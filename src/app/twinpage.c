@@ -75,11 +75,9 @@ void twp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const TwpData *x) {
         cy += lh;
         view_output_text(m, own[i], out, sizeof out);
         snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), out[0] ? out : i18n(lang, S_HIST_NOTHING));
-        gfx_text_fit(g, cx, cy, col_w, line, px, th->text, GFX_LEFT);
-        cy += lh;
+        cy += gfx_text_wrap(g, cx, cy, col_w, line, px, th->text, true);  // an untrained model's output runs long
         snprintf(line, sizeof line, i18n(lang, S_TW_LOSS), (double)trace_mean_loss(tw->forced[i]));
-        gfx_text_fit(g, cx, cy, col_w, line, px, th->text, GFX_LEFT);
-        cy += lh + pad;
+        cy += gfx_text_wrap(g, cx, cy, col_w, line, px, th->text, true) + pad;
         view_draw_forced(g, (SDL_Rect){cx, cy, col_w, area.y + area.h - cy}, vs, m, tw->forced[i], x->data[i]);
     }
 }

@@ -87,7 +87,8 @@ int view_last_dstep(const Trace *t) {
     return last;
 }
 
-static const char *step_name(const Trace *t, const Step *s, Lang lang, bool producing, char *buf, size_t size) {
+// detail 2: the whole name; 1: without the token being produced; 0: without the decoding step either
+static const char *step_name(const Trace *t, const Step *s, Lang lang, int detail, char *buf, size_t size) {
     const char *sep = lang == LANG_ZH_TW ? "\xE3\x83\xBB" : " \xC2\xB7 ";  // ・ or ·
     char part[96];
     stage_human_name(s->stage, s->layer, view_stage_lang(lang), buf, size);
@@ -96,12 +97,13 @@ static const char *step_name(const Trace *t, const Step *s, Lang lang, bool prod
         snprintf(part, sizeof part, i18n(lang, S_HEAD), s->head);
         n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, part);
     }
+    if (!detail) return buf;
     if (s->dstep && n < size && trace_options(t)->mode == DECODE_TEACHER) {
         n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, i18n(lang, S_TEACHER_FORCING));
     } else if (s->dstep && n < size) {
         snprintf(part, sizeof part, i18n(lang, S_DECODING_STEP), s->dstep);
         n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, part);
-        const char *out = producing ? view_produced_at(t, s->dstep) : NULL;
+        const char *out = detail == 2 ? view_produced_at(t, s->dstep) : NULL;
         if (out && n < size) {
             snprintf(part, sizeof part, i18n(lang, S_PRODUCING), out);
             snprintf(buf + n, size - n, "%s%s", lang == LANG_ZH_TW ? "\xEF\xBC\x8C" : ", ", part);  // ，
@@ -110,10 +112,14 @@ static const char *step_name(const Trace *t, const Step *s, Lang lang, bool prod
     return buf;
 }
 
-const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) { return step_name(t, s, lang, true, buf, size); }
+const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) { return step_name(t, s, lang, 2, buf, size); }
 
 const char *view_step_name_short(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {
-    return step_name(t, s, lang, false, buf, size);
+    return step_name(t, s, lang, 1, buf, size);
+}
+
+const char *view_step_name_shortest(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {
+    return step_name(t, s, lang, 0, buf, size);
 }
 
 const char *view_step_place(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {
@@ -154,9 +160,10 @@ int view_forced_step(const Trace *t, const Step *s, int layers, bool *instead) {
 }
 
 int view_page_title(Gfx *g, SDL_Rect area, const ViewState *vs, const char *title) {
+    // a long title is set smaller, then wrapped: never cut
     int big = gfx_px(g, 22);
-    gfx_text_fit(g, area.x, area.y, area.w, title, big, vs->theme->text, GFX_LEFT);
-    return area.y + gfx_line_height(g, big);
+    if (gfx_text_width(g, title, big) > area.w) big = vs->font_px;
+    return area.y + gfx_text_wrap(g, area.x, area.y, area.w, title, big, vs->theme->text, true);
 }
 
 void view_page_says_why(Gfx *g, SDL_Rect area, const ViewState *vs, const char *title, const char *why) {
@@ -191,8 +198,8 @@ void view_draw_forced(Gfx *g, SDL_Rect area, const ViewState *vs, const Model *m
     char name[512];
     view_step_name(t, trace_step(t, at), vs->lang, name, sizeof name);
     if (instead) snprintf(name + strlen(name), sizeof name - strlen(name), "  (%s)", i18n(vs->lang, S_V_FORCED_INSTEAD));
-    gfx_text_fit(g, area.x, area.y, area.w, name, vs->font_px, vs->theme->text_dim, GFX_LEFT);
-    view_draw(g, (SDL_Rect){area.x, area.y + lh, area.w, area.h - lh}, &v);
+    int title_h = gfx_text_wrap(g, area.x, area.y, area.w, name, vs->font_px, vs->theme->text_dim, true);
+    if (area.h - title_h >= lh) view_draw(g, (SDL_Rect){area.x, area.y + title_h, area.w, area.h - title_h}, &v);
 }
 
 // ---- shared by the view files ----

@@ -82,6 +82,8 @@ void view_table(Gfx *g, SDL_Rect area, const ViewState *vs);
 const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, size_t size);
 // The same without the token being produced, for a title with no room for it.
 const char *view_step_name_short(const Trace *t, const Step *s, Lang lang, char *buf, size_t size);
+// Shorter still: without the decoding step (the chips row and the timeline say it).
+const char *view_step_name_shortest(const Trace *t, const Step *s, Lang lang, char *buf, size_t size);
 // The token decoding step d produced, or NULL (teacher forcing; beam search
 // until its end).
 const char *view_produced_at(const Trace *t, int d);

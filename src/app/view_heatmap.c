@@ -437,42 +437,49 @@ void view_given(Gfx *g, SDL_Rect area, const ViewState *vs) {
 void view_table(Gfx *g, SDL_Rect area, const ViewState *vs) {
     const ViewTable *tb = &vs->opt.table;
     const Theme *t = vs->theme;
-    int lang = vs->lang == LANG_ZH_TW ? 1 : 0, px = view_small_px(vs), lh = gfx_line_height(g, px), pad = gfx_px(g, 8);
+    int lang = vs->lang == LANG_ZH_TW ? 1 : 0, px = view_small_px(vs), pad = gfx_px(g, 8);
     int y = area.y;
-    if (tb->title[lang][0]) {
-        gfx_text_fit(g, area.x, y, area.w, tb->title[lang], vs->font_px, t->text, GFX_LEFT);
-        y += gfx_line_height(g, vs->font_px) + pad;
-    }
-    // columns as wide as their widest cell, shrunk together when the table is wider than the area
-    int w[VIEW_TABLE_COLS] = {0}, total = 0;
+    if (tb->title[lang][0]) y += gfx_text_wrap(g, area.x, y, area.w, tb->title[lang], vs->font_px, t->text, true) + pad;
+    // columns as wide as their widest cell; when the table is wider than the
+    // area the widest column gives up room first, its cells wrapping, but
+    // never below its longest unbreakable part
+    int w[VIEW_TABLE_COLS] = {0}, least[VIEW_TABLE_COLS] = {0}, total = 0;
     for (int c = 0; c < tb->cols; c++) {
-        for (int r = 0; r < tb->rows; r++) w[c] = SDL_max(w[c], gfx_text_width(g, tb->cells[lang][r][c], px) + 2 * pad);
+        for (int r = 0; r < tb->rows; r++) {
+            w[c] = SDL_max(w[c], gfx_text_width(g, tb->cells[lang][r][c], px) + 2 * pad);
+            least[c] = SDL_max(least[c], gfx_text_widest_unit(g, tb->cells[lang][r][c], px) + 2 * pad);
+        }
         total += w[c];
     }
-    // too wide: the widest column gives up room first, so that short headers stay whole
     for (int guard = 0; total > area.w && guard < 64; guard++) {
-        int widest = 0, second = 0;
-        for (int c = 1; c < tb->cols; c++)
-            if (w[c] > w[widest]) widest = c;
+        int widest = -1, second = 0;
+        for (int c = 0; c < tb->cols; c++)
+            if (w[c] > least[c] && (widest < 0 || w[c] > w[widest])) widest = c;
+        if (widest < 0) break;
         for (int c = 0; c < tb->cols; c++)
             if (c != widest) second = SDL_max(second, w[c]);
-        int cut = SDL_min(total - area.w, SDL_max(w[widest] - second, 1));
-        if (w[widest] - cut < 2 * pad) break;
+        int cut = SDL_min(total - area.w, SDL_max(w[widest] - SDL_max(second, least[widest]), 1));
+        cut = SDL_min(cut, w[widest] - least[widest]);
         w[widest] -= cut;
         total -= cut;
     }
-    if (total > area.w) {  // still too wide: every column shrinks alike, its text cut short
+    if (total > area.w) {  // still too wide: every column shrinks alike, its words cut short
         int sum = 0;
         for (int c = 0; c < tb->cols; c++) sum += (w[c] = w[c] * area.w / total);
         total = sum;
     }
-    int row_h = lh + pad;
-    for (int r = 0; r < tb->rows && y + row_h <= area.y + area.h; r++, y += row_h) {
+    for (int r = 0; r < tb->rows; r++) {
+        int row_h = 0;  // the row as tall as its tallest wrapped cell
+        for (int c = 0; c < tb->cols; c++)
+            if (w[c] > 2 * pad) row_h = SDL_max(row_h, gfx_text_wrap(g, 0, 0, w[c] - 2 * pad, tb->cells[lang][r][c], px, 0, false));
+        row_h += pad;
+        if (y + row_h > area.y + area.h) break;
         if (r == 0) gfx_fill(g, (SDL_Rect){area.x, y, SDL_min(total, area.w), row_h}, t->panel);
         int x = area.x;
         for (int c = 0; c < tb->cols; x += w[c], c++)
             if (w[c] > 2 * pad)
-                gfx_text_fit(g, x + pad, y + pad / 2, w[c] - 2 * pad, tb->cells[lang][r][c], px, r == 0 ? t->text_dim : t->text, GFX_LEFT);
+                gfx_text_wrap(g, x + pad, y + pad / 2, w[c] - 2 * pad, tb->cells[lang][r][c], px, r == 0 ? t->text_dim : t->text, true);
         gfx_fill(g, (SDL_Rect){area.x, y + row_h - 1, SDL_min(total, area.w), 1}, t->panel_edge);
+        y += row_h;
     }
 }
