@@ -99,7 +99,8 @@ static void draw_teacher(Gfx *g, const ViewState *vs, int x, int y, int right) {
     for (int i = 0; i < n_out && used < (int)sizeof fed - 64; i++)
         used += snprintf(fed + used, sizeof fed - (size_t)used, "%s%s", i ? " " : "", voc_token(vs->model->tgt, out[i]));
     snprintf(target, sizeof target, i18n(vs->lang, S_TARGET), fed);
-    gfx_text_fit(g, x + bw + pad / 2, y, right - (x + bw + pad / 2), target, small, th->text, GFX_LEFT);
+    // whole or not at all: the timeline's runs name the target's tokens too
+    if (gfx_text_width(g, target, small) <= right - (x + bw + pad / 2)) gfx_text(g, x + bw + pad / 2, y, target, small, th->text, GFX_LEFT);
 }
 
 void bars_draw_chips(Bars *b, Gfx *g, const Layout *lay, const ViewState *vs) {

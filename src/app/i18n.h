@@ -115,7 +115,8 @@ typedef enum {
     S_OFF,
     S_NO_MASK_MARK,     // the page's title while the experiment runs: "no look-ahead mask"
     S_SILENCED_MARK,    // the page's title while heads are silenced: "silenced: %s"
-    S_SILENCED_COUNT,   // the same when the list has no room: "%d parts silenced"
+    S_SILENCED_COUNT,   // the same when the list has no room: "silenced parts: %d"
+    S_NO_MASK_SHORT,    // S_NO_MASK_MARK when the title has no room for it: "no mask"
     S_TW_TITLE,         // the page of two models (twinpage.c): "Two models, both teacher-forced on: %s"
     S_TW_TITLE_OWN,     // the same, when each is forced on its own output
     S_TW_TITLE_NONE,

@@ -11,10 +11,10 @@ PageRects lay_page(Gfx *g, SDL_Rect area, const ViewOptions *opt) {
         .view = {area.x, top, area.w, area.y + area.h - top - formula_h - pad},
         .formula = {area.x, area.y + area.h - formula_h, area.w, formula_h},
     };
-    // a given matrix (8 × 8 at most): a quarter of the width for 4 columns, 2/5 for 8; a table two
-    // thirds, the room its words need at a projector's 1024 px (the lesson is about the table)
+    // a given matrix (8 × 8 at most): a quarter of the width for 4 columns, 2/5 for 8; a table 3/5,
+    // near the room its words need at a projector's 1024 px (the lesson is about the table)
     if (opt && (opt->given.rows > 0 || opt->table.rows > 0)) {
-        int c = opt->table.rows > 0 ? 24 : opt->given.cols, w = r.view.w * (c < 4 ? 4 : c) / ((c < 4 ? 4 : c) + 12);
+        int c = opt->table.rows > 0 ? 18 : opt->given.cols, w = r.view.w * (c < 4 ? 4 : c) / ((c < 4 ? 4 : c) + 12);
         r.given = (SDL_Rect){r.view.x + r.view.w - w, r.view.y, w, r.view.h};
         r.view.w -= w + 2 * pad;
     }
@@ -76,6 +76,17 @@ void lay_frame(Gfx *g, const FrameContent *c, Layout *o) {
     o->status = (SDL_Rect){pad, H - status_h - pad / 2, W - 2 * pad, status_h};
 }
 
+// The experiment running, as the title's mark: its parts named, or brief (the narration and Settings name them).
+static void experiment_mark(const DecodeOptions *o, Lang lang, bool brief, char *mark, size_t size) {
+    char names[256];
+    int n = o->no_look_ahead_mask ? snprintf(mark, size, "%s", i18n(lang, brief ? S_NO_MASK_SHORT : S_NO_MASK_MARK)) : 0;
+    if (!o->ablate.n || n < 0 || (size_t)n >= size) return;
+    if (n) n += snprintf(mark + n, size - (size_t)n, "  \xC2\xB7  ");  // both at once
+    if ((size_t)n >= size) return;
+    if (brief) snprintf(mark + n, size - (size_t)n, i18n(lang, S_SILENCED_COUNT), o->ablate.n);
+    else snprintf(mark + n, size - (size_t)n, i18n(lang, S_SILENCED_MARK), abl_format(&o->ablate, names, sizeof names));
+}
+
 void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *view) {
     const Theme *th = vs->theme;
     Lang lang = vs->lang;
@@ -88,17 +99,14 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     SDL_Rect title = r.title;
     const DecodeOptions *o = trace_options(vs->trace);
     if (o->no_look_ahead_mask || o->ablate.n) {
-        // an experiment is named on every page, so that no picture of it passes for the real model
-        char mark[320], names[256];
-        int n = o->no_look_ahead_mask ? snprintf(mark, sizeof mark, "%s", i18n(lang, S_NO_MASK_MARK)) : 0;
-        if (o->ablate.n && n >= 0 && n < (int)sizeof mark) {
-            if (n) n += snprintf(mark + n, sizeof mark - (size_t)n, "  \xC2\xB7  ");  // both at once
-            if (n < (int)sizeof mark) {
-                snprintf(mark + n, sizeof mark - (size_t)n, i18n(lang, S_SILENCED_MARK), abl_format(&o->ablate, names, sizeof names));
-                // a list with no room: how many, rather than a list cut short (the narration and Settings name them)
-                if (o->ablate.n > 1 && gfx_text_width(g, mark, px) + 2 * pad > title.w / 2)
-                    snprintf(mark + n, sizeof mark - (size_t)n, i18n(lang, S_SILENCED_COUNT), o->ablate.n);
-            }
+        // an experiment is named on every page, so that no picture of it passes
+        // for the real model: in full, or shorter when the title would lose its name
+        char mark[320], shortest[512];
+        view_step_name_shortest(vs->trace, s, lang, shortest, sizeof shortest);
+        int room = SDL_min(title.w / 2, title.w - pad - gfx_text_width(g, shortest, gfx_px(g, 16)));
+        for (int brief = 0; brief < 2; brief++) {
+            experiment_mark(o, lang, brief, mark, sizeof mark);
+            if (gfx_text_width(g, mark, px) + 2 * pad <= room) break;
         }
         int w = SDL_min(gfx_text_width(g, mark, px) + 2 * pad, title.w / 2);
         SDL_Rect box = {title.x + title.w - w, title.y, w, title.h};
@@ -146,6 +154,9 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
         snprintf(line, sizeof line, "%s", i18n(lang, S_CHOICE_HOLDS));
     else snprintf(line, sizeof line, "%s%s%s \xC3\x97 %s = %d \xC3\x97 %d", i18n(lang, S_SHAPE), colon, s->sym_rows, s->sym_cols, s->rows, s->cols);
     gfx_math(g, r.formula.x + pad, r.formula.y + pad / 2 + lh, r.formula.w - 2 * pad, line, px, th->text_dim);
-    if (vs->opt.code[0])  // code as written, not typeset: its _ and ** are not subscripts
-        gfx_text_fit(g, r.formula.x + pad, r.formula.y + pad / 2 + 2 * lh, r.formula.w - 2 * pad, vs->opt.code, px, th->accent, GFX_LEFT);
+    if (vs->opt.code[0]) {  // code as written, not typeset: its _ and ** are not subscripts; long, set smaller
+        int code_px = px;
+        for (int size = 18; size > 14 && gfx_text_width(g, vs->opt.code, code_px) > r.formula.w - 2 * pad; size--) code_px = gfx_px(g, (float)size - 1);
+        gfx_text_fit(g, r.formula.x + pad, r.formula.y + pad / 2 + 2 * lh, r.formula.w - 2 * pad, vs->opt.code, code_px, th->accent, GFX_LEFT);
+    }
 }

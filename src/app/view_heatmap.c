@@ -127,6 +127,7 @@ HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s
     bool matrix = s->stage->kind_id == STAGE_KIND_MATRIX;
     int bar_w = bar ? heat_colorbar_width(g, vs) : 0;
     int norm_w = matrix && s->row_labels ? gfx_px(g, 90) : 0;
+    if (area.w - label_w - bar_w - norm_w - pad < s->cols) norm_w = 0;  // too narrow for a pixel a column: the lengths go first
     int max_cell = gfx_px(g, 96);
     // Column labels take one line; when a token does not fit its column but
     // a line turned upwards does, they read upwards in a taller band.
@@ -394,11 +395,17 @@ void heat_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, const 
             norm[r] = (float)sqrt(sq);
             mx = fmaxf(mx, norm[r]);
         }
-        gfx_text(g, L.norms.x, L.col_label_y, "\xE2\x80\x96x\xE2\x80\x96", L.small_px, t->text_dim, GFX_LEFT);  // ‖x‖
+        const char *head = "\xE2\x80\x96x\xE2\x80\x96";  // ‖x‖
+        if (gfx_text_width(g, head, L.small_px) <= L.norms.w) gfx_text(g, L.norms.x, L.col_label_y, head, L.small_px, t->text_dim, GFX_LEFT);
+        // the longest bar leaves room for the largest value after it, or the values go
+        snprintf(buf, sizeof buf, "%.1f", (double)mx);
+        int label_w = gfx_text_width(g, buf, L.small_px) + gfx_px(g, 4);
+        bool labels = L.cell_h >= lh && L.norms.w - label_w >= L.norms.w / 4;
+        int longest = labels ? SDL_min(L.norms.w * 6 / 10, L.norms.w - label_w) : L.norms.w * 6 / 10;
         for (int r = 0; r < rows; r++) {
-            int y = L.grid.y + r * L.cell_h, w = mx > 0 ? (int)((float)L.norms.w * 0.6f * norm[r] / mx) : 0;
+            int y = L.grid.y + r * L.cell_h, w = mx > 0 ? (int)((float)longest * norm[r] / mx) : 0;
             gfx_fill(g, (SDL_Rect){L.norms.x, y + L.cell_h / 4, w, L.cell_h / 2 > 1 ? L.cell_h / 2 : 1}, t->accent);
-            if (L.cell_h >= lh) {
+            if (labels) {
                 snprintf(buf, sizeof buf, "%.1f", (double)norm[r]);
                 gfx_text(g, L.norms.x + w + gfx_px(g, 4), y + (L.cell_h - lh) / 2, buf, L.small_px, t->text_dim, GFX_LEFT);
             }
