@@ -11,10 +11,10 @@ PageRects lay_page(Gfx *g, SDL_Rect area, const ViewOptions *opt) {
         .view = {area.x, top, area.w, area.y + area.h - top - formula_h - pad},
         .formula = {area.x, area.y + area.h - formula_h, area.w, formula_h},
     };
-    // a given matrix (8 × 8 at most): a quarter of the width for 4 columns, 2/5 for 8; a table 3/5,
-    // near the room its words need at a projector's 1024 px (the lesson is about the table)
+    // a given matrix (8 × 8 at most): a quarter of the width for 4 columns, 2/5 for 8; a table two
+    // thirds, the room its words need at a projector's 1024 px (the lesson is about the table)
     if (opt && (opt->given.rows > 0 || opt->table.rows > 0)) {
-        int c = opt->table.rows > 0 ? 18 : opt->given.cols, w = r.view.w * (c < 4 ? 4 : c) / ((c < 4 ? 4 : c) + 12);
+        int c = opt->table.rows > 0 ? 24 : opt->given.cols, w = r.view.w * (c < 4 ? 4 : c) / ((c < 4 ? 4 : c) + 12);
         r.given = (SDL_Rect){r.view.x + r.view.w - w, r.view.y, w, r.view.h};
         r.view.w -= w + 2 * pad;
     }
@@ -121,6 +121,8 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     // still too long: the token being produced goes first (the chips row and the map say it too)
     if (gfx_text_width(g, line, big) > title.w) view_step_name_short(vs->trace, s, lang, line, sizeof line);
     if (gfx_text_width(g, line, big) > title.w) view_step_name_shortest(vs->trace, s, lang, line, sizeof line);
+    // and smaller still, down to the smallest text, before it is cut
+    for (int size = 16; size > 14 && gfx_text_width(g, line, big) > title.w; size--) big = gfx_px(g, (float)size - 1);
     bool with_id = gfx_text_width(g, line, big) + id_w <= title.w;
     int drawn = gfx_text_fit(g, title.x, title.y, with_id ? title.w - id_w : title.w, line, big, th->text, GFX_LEFT);
     int big_lh = gfx_line_height(g, big), small_lh = gfx_line_height(g, small);

@@ -631,8 +631,7 @@ void lm_draw_panel(LessonMode *lm, Gfx *g, SDL_Rect area, const Theme *th, Lang 
     // which lesson, which step, and how far along; the button that folds the narration away
     int fold_w = gfx_text_width(g, "\xE2\x96\xB6", small) + 2 * gfx_px(g, 8);
     lm->collapse_btn = button(g, x + w - fold_w, y, "\xE2\x96\xB6", small, th, false);  // ▶
-    gfx_text_fit(g, x, y, w - fold_w - pad / 2, l->title[li], small, th->text_dim, GFX_LEFT);
-    y += slh;
+    y += gfx_text_wrap(g, x, y, w - fold_w - pad / 2, l->title[li], small, th->text_dim, true);  // a long title wraps
     char buf[64];
     snprintf(buf, sizeof buf, i18n(lang, S_L_STEP), lm->step + 1, l->n_steps);
     gfx_text_fit(g, x, y, w - fold_w - pad / 2, buf, gfx_px(g, 17), th->text, GFX_LEFT);

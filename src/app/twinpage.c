@@ -56,7 +56,7 @@ void twp_update(TwpData *x, const Trace *t, const char *other_path) {
 void twp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const TwpData *x) {
     const Theme *th = vs->theme;
     Lang lang = vs->lang;
-    int px = vs->font_px, lh = gfx_line_height(g, px), pad = gfx_px(g, 10);
+    int px = vs->font_px, pad = gfx_px(g, 10);
     char line[1024], out[512];
     if (!x->ready) {
         view_page_says_why(g, area, vs, i18n(lang, S_TW_TITLE_NONE), x->why[0] ? x->why : i18n(lang, S_TW_NO_OTHER));
@@ -71,8 +71,7 @@ void twp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const TwpData *x) {
         int cx = area.x + i * (col_w + 2 * pad), cy = top;
         const Model *m = models[i];
         char name[256];
-        gfx_text_fit(g, cx, cy, col_w, m->name && *m->name ? i18n_model_name(vs->lang, m->name, name, sizeof name) : "?", px, th->accent, GFX_LEFT);
-        cy += lh;
+        cy += gfx_text_wrap(g, cx, cy, col_w, m->name && *m->name ? i18n_model_name(vs->lang, m->name, name, sizeof name) : "?", px, th->accent, true);
         view_output_text(m, own[i], out, sizeof out);
         snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), out[0] ? out : i18n(lang, S_HIST_NOTHING));
         cy += gfx_text_wrap(g, cx, cy, col_w, line, px, th->text, true);  // an untrained model's output runs long

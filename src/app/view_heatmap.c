@@ -151,7 +151,7 @@ HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s
         if (L.cell_w < 1) L.cell_w = 1;
         if (L.cell_h < 1) L.cell_h = 1;
         if (pass == 1 || !s->col_labels) break;
-        // one label cut short reads well enough; two or more turn them all,
+        // a label cut short turns them all (a cut "<bos>" reads badly),
         // and columns narrower than a turned line name only some
         int cut = 0, widest = 0, shift;
         for (int c = 0; c < s->cols; c++) {
@@ -159,7 +159,7 @@ HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s
             widest = SDL_max(widest, col_label_width(g, s, c, L.small_px));
         }
         bool narrow = L.cell_w < lh * 3 / 4;
-        if (cut < 2 && !narrow) break;
+        if (cut < 1 && !narrow) break;
         // labels named in part stand on a leader line (draw_some_col_labels); they may need its room
         band = SDL_min(widest + (narrow ? gfx_px(g, 8) : 0), gfx_px(g, 110));
         L.col_label_up = band;

@@ -199,6 +199,13 @@ static void fit_cells(Gfx *g, const ViewState *vs, Panels *p) {
     }
 }
 
+// The width of the legend's gold part: its mark, where it comes from, and the gap after them.
+static int legend_gold_width(Gfx *g, const Panels *p, const ViewState *vs) {
+    char buf[96];
+    snprintf(buf, sizeof buf, i18n(vs->lang, S_V_GOLD), p->gold_file, p->gold->line);
+    return gfx_px(g, p->lines ? 42 : 26) + gfx_text_width(g, buf, view_small_px(vs)) + gfx_px(g, 24);
+}
+
 // What the step is shown as, and where each part goes: the one layout that
 // drawing and hit testing share.
 static void plan_panels(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, Panels *p) {
@@ -226,6 +233,8 @@ static void plan_panels(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *
         if (p->kv)
             h = (p->gold ? h : 0) + gfx_text_wrap(g, 0, 0, area.w, p->note, px, 0, false) +
                 gfx_text_wrap(g, 0, 0, area.w, p->note2, px, 0, false);
+        else if (p->gold && p->note[0] && legend_gold_width(g, p, vs) + gfx_text_width(g, p->note, px) > area.w)
+            h *= 2;  // the note on a line of its own, rather than cut
         p->legend = (SDL_Rect){area.x, area.y + area.h - h, area.w, h};
         area.h -= h + gfx_px(g, 8);
     }
@@ -266,6 +275,10 @@ static void draw_legend(Gfx *g, const Panels *p, const ViewState *vs) {
         char buf[96];
         snprintf(buf, sizeof buf, i18n(vs->lang, S_V_GOLD), p->gold_file, p->gold->line);
         x += gfx_text(g, x, y, buf, px, t->text_dim, GFX_LEFT) + gfx_px(g, 24);
+        if (p->legend.h >= 2 * lh) {  // planned on two lines: the note has no room beside the gold
+            x = p->legend.x;
+            y += lh;
+        }
     }
     if (p->kv) {  // its notes below the gold's line, wrapped
         if (p->gold) y += lh;
