@@ -819,11 +819,12 @@ static size_t wrap_unit(const char *s) {
         i += (size_t)n;
     }
     while (s[i] == ' ') i++;
-    // "x × y": the sign and what follows it stay with this unit
+    // "x × y": the sign and what follows it stay with this unit when that is
+    // a formula's short term ("6 × 64", "d_ff + d"), not a word ("look-ahead + padding")
     if (s[i] && (n = utf8_char(s + i, &cp), joining_sign(cp)) && s[i + (size_t)n] == ' ') {
         size_t j = i + (size_t)n;
         while (s[j] == ' ') j++;
-        if (s[j] && s[j] != '\n') return j + wrap_unit(s + j);
+        if (s[j] && s[j] != '\n' && strcspn(s + j, " \n") <= 6) return j + wrap_unit(s + j);
     }
     return i ? i : 1;
 }
