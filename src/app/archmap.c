@@ -125,6 +125,16 @@ static void layout_strip(Gfx *g, SDL_Rect area, Map *m) {
     m->pad = gfx_px(g, 2);
     int pad = m->pad, gap = gfx_px(g, 5), row_h = (area.h - 3 * pad) / 2;
     m->title[0] = m->title[1] = m->footer = (SDL_Rect){0};
+    // each row named at its left ("Encoder", "Decoder"), as wide as the wider name in either language
+    int name_w = 0;
+    for (int side = 0; side < 2; side++)
+        for (Lang l = 0; l < LANG_COUNT; l++) name_w = SDL_max(name_w, gfx_text_width(g, i18n(l, side ? S_MAP_DECODER : S_MAP_ENCODER), m->px));
+    name_w += 3 * gfx_px(g, 4);
+    if (name_w > area.w / 3) name_w = 0;  // a strip too narrow: boxes only
+    for (int side = 0; side < 2 && name_w; side++)
+        m->title[side] = (SDL_Rect){area.x, area.y + pad + side * (row_h + pad), name_w, row_h};
+    area.x += name_w;
+    area.w -= name_w;
     memset(m->layer, 0, sizeof m->layer);
     memset(m->folded, 0, sizeof m->folded);
     for (int side = 0; side < 2; side++) {
@@ -217,7 +227,11 @@ void amap_draw(Gfx *g, SDL_Rect area, const Trace *t, int step, AmapMode mode, c
     if (full) {
         gfx_text_fit(g, m->title[0].x + pad, m->title[0].y + pad / 2, m->title[0].w - pad, i18n(lang, S_MAP_ENCODER), px, th->text, GFX_LEFT);
         gfx_text_fit(g, m->title[1].x + pad, m->title[1].y + pad / 2, m->title[1].w - pad, i18n(lang, S_MAP_DECODER), px, th->text, GFX_LEFT);
-    }
+    } else if (mode == AMAP_STRIP)  // the strip's rows, named
+        for (int side = 0; side < 2; side++)
+            if (m->title[side].w > 0)
+                gfx_text(g, m->title[side].x + gfx_px(g, 4), m->title[side].y + (m->title[side].h - lh) / 2,
+                         i18n(lang, side ? S_MAP_DECODER : S_MAP_ENCODER), px, th->text_dim, GFX_LEFT);
     // the layers' frames and names; a folded layer is one row
     for (int side = 0; side < 2; side++)
         for (int l = 1; l <= MAX_LAYERS; l++) {
