@@ -27,6 +27,8 @@ const BenchView bench_views[] = {
      "\xE8\xB2\x93 \xE5\x9D\x90 \xE5\x9C\xA8 \xE5\xA2\x8A\xE5\xAD\x90 \xE4\xB8\x8A \xE3\x80\x82", 0, NULL, 0},  // 貓 坐 在 墊子 上 。
     {"dec.logits (1 x |V|)", "dec.logits", 0, 3, DECODE_GREEDY, NULL, 0, NULL, 0},
     {"  KV cache (K)", "dec.L1.self_attn.k", 1, 4, DECODE_GREEDY, NULL, SDLK_k, NULL, 0},
+    {"  two models (B)", "dec.L2.cross_attn.weights", 1, 6, DECODE_GREEDY, NULL, SDLK_b, NULL, 0},
+    {"  training history (H)", "dec.L2.cross_attn.weights", 1, 6, DECODE_GREEDY, NULL, SDLK_h, NULL, 0},
     {"lesson 03, masking steps", NULL, 0, 0, DECODE_GREEDY, NULL, 0, "03-decoder.lesson", 8},
     {"lesson 06, cross-attention", NULL, 0, 0, DECODE_GREEDY, NULL, 0, "06-cross-attention.lesson", 4},
 };
@@ -57,6 +59,7 @@ App *bench_view_open(const BenchView *v, App *base, const AppOptions *o, Gfx *g,
         vo.decode.temperature = v->mode == DECODE_SAMPLE ? 2.0f : 0.0f;
         vo.decode.seed = 1;
         vo.target = v->target;
+        vo.models_dir = TT_SOURCE_ASSETS "/models";  // B's untrained twin, H's snapshots
         if (!(a = app_new(&vo, g, err))) return NULL;
     }
     int i = trace_find(app_trace(a), v->stage, v->head, v->step);
