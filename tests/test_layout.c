@@ -276,7 +276,7 @@ static void test_zoom_enlarges(void **state) {
 }
 
 // Golden images of every kind of view at the four sizes a class meets, in
-// explore mode and in lesson mode (a heatmap, bars and the choice beside the
+// explore mode and in lesson mode (every kind, and a question, beside the
 // narration); tests/golden/size.NAME.WxH.png.
 static void test_goldens_at_four_sizes(void **state) {
     (void)state;
@@ -309,6 +309,11 @@ static void test_goldens_at_four_sizes(void **state) {
         {"lesson_choice", NULL, LESSONS "/04-generation.lesson", 0, 0, 3, DECODE_GREEDY, ""},
         {"lesson_beam", NULL, LESSONS "/04-generation.lesson", 0, 0, 5, DECODE_GREEDY, ""},
         {"lesson_sample", NULL, LESSONS "/04-generation.lesson", 0, 0, 10, DECODE_GREEDY, ""},
+        {"lesson_tokens", NULL, LESSONS "/01-overview.lesson", 0, 0, 0, DECODE_GREEDY, ""},
+        {"lesson_matrix", NULL, LESSONS "/01-overview.lesson", 0, 0, 1, DECODE_GREEDY, ""},
+        {"lesson_scores", NULL, LESSONS "/02-encoder.lesson", 0, 0, 4, DECODE_GREEDY, ""},
+        {"lesson_kv_cache", NULL, LESSONS "/12-kv-cache.lesson", 0, 0, 0, DECODE_GREEDY, ""},
+        {"lesson_probs", NULL, LESSONS "/03-decoder.lesson", 0, 0, 18, DECODE_GREEDY, ""},
     };
     char why[2048], name[96];
     int failed = 0;
