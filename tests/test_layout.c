@@ -275,6 +275,36 @@ static void test_zoom_enlarges(void **state) {
     gfx_free(g);
 }
 
+// The size of the first text drawn that starts with prefix, or 0.
+static int text_px(App *a, Gfx *g, const char *prefix) {
+    int n = 0;
+    gfx_record_text(g, marks, MAX_MARKS, &n);
+    app_draw(a);
+    gfx_record_text(g, NULL, 0, NULL);
+    for (int i = 0; i < n; i++)
+        if (!strncmp(marks[i].text, prefix, strlen(prefix))) return marks[i].px;
+    return 0;
+}
+
+// In lesson mode Ctrl++ enlarges the lesson's given matrix with the view:
+// its title's text grows, and so do its numbers.
+static void test_zoom_given_matrix(void **state) {
+    (void)state;
+    Gfx *g;
+    App *a = open_app(&g, 1280, 800, LESSONS "/03-decoder.lesson");
+    lm_go(app_lessons(a), a, 7);  // the course's 4 × 4 example, masked
+    int title0 = text_px(a, g, "The course's 4"), number0 = text_px(a, g, "2.1");
+    if (!title0 || !number0) fail_msg("03-decoder step 8 shows no given matrix titled \"The course's 4 × 4 …\" holding 2.1");
+    key(a, SDLK_EQUALS, KMOD_LCTRL);
+    key(a, SDLK_EQUALS, KMOD_LCTRL);
+    int title1 = text_px(a, g, "The course's 4"), number1 = text_px(a, g, "2.1");
+    if (title1 <= title0 || number1 <= number0)
+        fail_msg("Ctrl++ twice: the given matrix's title %d → %d px and numbers %d → %d px: expected: both larger", title0, title1, number0,
+                 number1);
+    app_free(a);
+    gfx_free(g);
+}
+
 // Golden images of every kind of view at the four sizes a class meets, in
 // explore mode and in lesson mode (every kind, and a question, beside the
 // narration); tests/golden/size.NAME.WxH.png.
@@ -347,6 +377,7 @@ int main(void) {
         cmocka_unit_test(test_lessons),
         cmocka_unit_test(test_fold_narration),
         cmocka_unit_test(test_zoom_enlarges),
+        cmocka_unit_test(test_zoom_given_matrix),
         cmocka_unit_test(test_goldens_at_four_sizes),
     };
     return fixture_main(tests, sizeof tests / sizeof *tests);
