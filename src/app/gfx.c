@@ -94,9 +94,8 @@ static void mark_text(Gfx *g, SDL_Rect r, int px, const char *text) {
                    !SDL_IntersectRect(&r, &canvas, &in_canvas) || !SDL_RectEquals(&in_canvas, &r);
     GfxTextMark *m = &g->marks[(*g->marks_n)++];
     *m = (GfxTextMark){r, px, g->mark_cut, clipped, g->mark_sub, g->mark_turned, ""};
-    size_t n = strlen(text);
-    if (n >= sizeof m->text)
-        for (n = sizeof m->text - 1; n > 0 && ((unsigned char)text[n] & 0xC0) == 0x80; n--) {}  // whole characters
+    size_t len = strlen(text), n = len < sizeof m->text ? len : sizeof m->text - 1;
+    while (n > 0 && n < len && ((unsigned char)text[n] & 0xC0) == 0x80) n--;  // whole characters
     memcpy(m->text, text, n);
     m->text[n] = 0;
 }
@@ -832,14 +831,12 @@ static size_t wrap_unit(const char *s) {
 int gfx_text_widest_unit(Gfx *g, const char *utf8, int px) {
     char unit[256];
     int most = 0;
-    for (const char *p = utf8; *p;) {
+    for (const char *p = utf8; *p; p += strspn(p, "\n")) {
         size_t u = wrap_unit(p), n = u < sizeof unit ? u : sizeof unit - 1;
-        memcpy(unit, p, n);
-        while (n > 0 && (unit[n - 1] == ' ' || unit[n - 1] == '\n')) n--;
+        for (memcpy(unit, p, n); n > 0 && (unit[n - 1] == ' ' || unit[n - 1] == '\n'); n--) {}
         unit[n] = '\0';
         most = SDL_max(most, gfx_text_width(g, unit, px));
         p += u;
-        while (*p == '\n') p++;
     }
     return most;
 }
