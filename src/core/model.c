@@ -64,6 +64,13 @@ static int attn_params(Param *ps, int n, const char *prefix, AttnWeights *a, int
     return n + 4;
 }
 
+// A layer's parameter after its attention: its name after the layer's prefix, where it is, its shape.
+typedef struct {
+    const char *suffix;
+    float *data;
+    int64_t d0, d1;
+} LayerParam;
+
 int mdl_params(Model *m, Param *ps) {
     const Config *c = &m->cfg;
     Weights *w = &m->w;
@@ -77,14 +84,10 @@ int mdl_params(Model *m, Param *ps) {
         EncLayer *L = &w->enc[l];
         snprintf(pre, sizeof pre, "encoder.layers.%d.", l);
         n = attn_params(ps, n, join(name, pre, "self_attn."), &L->self_attn, E);
-        ADD(join(name, pre, "linear1.weight"), L->lin1_w, F, E);
-        ADD(join(name, pre, "linear1.bias"), L->lin1_b, F, 0);
-        ADD(join(name, pre, "linear2.weight"), L->lin2_w, E, F);
-        ADD(join(name, pre, "linear2.bias"), L->lin2_b, E, 0);
-        ADD(join(name, pre, "norm1.weight"), L->norm1_w, E, 0);
-        ADD(join(name, pre, "norm1.bias"), L->norm1_b, E, 0);
-        ADD(join(name, pre, "norm2.weight"), L->norm2_w, E, 0);
-        ADD(join(name, pre, "norm2.bias"), L->norm2_b, E, 0);
+        const LayerParam rest[] = {{"linear1.weight", L->lin1_w, F, E}, {"linear1.bias", L->lin1_b, F, 0}, {"linear2.weight", L->lin2_w, E, F},
+                                   {"linear2.bias", L->lin2_b, E, 0},   {"norm1.weight", L->norm1_w, E, 0}, {"norm1.bias", L->norm1_b, E, 0},
+                                   {"norm2.weight", L->norm2_w, E, 0},  {"norm2.bias", L->norm2_b, E, 0}};
+        for (size_t i = 0; i < sizeof rest / sizeof *rest; i++) ADD(join(name, pre, rest[i].suffix), rest[i].data, rest[i].d0, rest[i].d1);
     }
     ADD("encoder.norm.weight", w->enc_norm_w, E, 0);
     ADD("encoder.norm.bias", w->enc_norm_b, E, 0);
@@ -93,16 +96,11 @@ int mdl_params(Model *m, Param *ps) {
         snprintf(pre, sizeof pre, "decoder.layers.%d.", l);
         n = attn_params(ps, n, join(name, pre, "self_attn."), &L->self_attn, E);
         n = attn_params(ps, n, join(name, pre, "multihead_attn."), &L->cross_attn, E);
-        ADD(join(name, pre, "linear1.weight"), L->lin1_w, F, E);
-        ADD(join(name, pre, "linear1.bias"), L->lin1_b, F, 0);
-        ADD(join(name, pre, "linear2.weight"), L->lin2_w, E, F);
-        ADD(join(name, pre, "linear2.bias"), L->lin2_b, E, 0);
-        ADD(join(name, pre, "norm1.weight"), L->norm1_w, E, 0);
-        ADD(join(name, pre, "norm1.bias"), L->norm1_b, E, 0);
-        ADD(join(name, pre, "norm2.weight"), L->norm2_w, E, 0);
-        ADD(join(name, pre, "norm2.bias"), L->norm2_b, E, 0);
-        ADD(join(name, pre, "norm3.weight"), L->norm3_w, E, 0);
-        ADD(join(name, pre, "norm3.bias"), L->norm3_b, E, 0);
+        const LayerParam rest[] = {{"linear1.weight", L->lin1_w, F, E}, {"linear1.bias", L->lin1_b, F, 0}, {"linear2.weight", L->lin2_w, E, F},
+                                   {"linear2.bias", L->lin2_b, E, 0},   {"norm1.weight", L->norm1_w, E, 0}, {"norm1.bias", L->norm1_b, E, 0},
+                                   {"norm2.weight", L->norm2_w, E, 0},  {"norm2.bias", L->norm2_b, E, 0},   {"norm3.weight", L->norm3_w, E, 0},
+                                   {"norm3.bias", L->norm3_b, E, 0}};
+        for (size_t i = 0; i < sizeof rest / sizeof *rest; i++) ADD(join(name, pre, rest[i].suffix), rest[i].data, rest[i].d0, rest[i].d1);
     }
     ADD("decoder.norm.weight", w->dec_norm_w, E, 0);
     ADD("decoder.norm.bias", w->dec_norm_b, E, 0);
