@@ -282,6 +282,48 @@ static void test_every_word_seen_in_train(void **state) {
     }
 }
 
+// "an" before a vowel sound, "a" before anything else (except in "a lot of").
+// Every word in the grammar's tables sounds as it is spelt, so the first
+// letter decides. "an" is linked like "a": to 一 and the measure word, or to
+// un/une.
+static void test_indefinite_article(void **state) {
+    (void)state;
+    for (int g = 0; g < 2; g++) {
+        int an = 0, an_apple = 0;
+        for (int s = 0; s < 3; s++) {
+            const Corpus *c = generated[g].split[s];
+            for (int i = 0; i < corpus_size(c); i++) {
+                const CorpusPair *p = corpus_pair(c, i);
+                for (int k = 0; k < p->n_src; k++) {
+                    bool is_a = strcmp(p->src[k], "a") == 0, is_an = strcmp(p->src[k], "an") == 0;
+                    if (!is_a && !is_an) continue;
+                    if (k + 1 == p->n_src) fail_msg("%s: expected: a word after \"%s\" in \"%s\"", generated[g].pair, p->src[k], p->src_text);
+                    const char *next = p->src[k + 1];
+                    bool vowel = strchr("aeiou", next[0]) != NULL;
+                    if (is_a && vowel) fail_msg("%s: expected: \"an %s\", got: \"a %s\" in \"%s\"", generated[g].pair, next, next, p->src_text);
+                    if (is_an && !vowel) fail_msg("%s: expected: \"a %s\", got: \"an %s\" in \"%s\"", generated[g].pair, next, next, p->src_text);
+                    if (!is_an) continue;
+                    an++;
+                    an_apple += strcmp(next, "apple") == 0;
+                    const char *want[2][2] = {{"一", "一"}, {"une", "un"}};
+                    int links = 0;
+                    for (int l = 0; l < p->n_links; l++) {
+                        if (p->links[l].src != k) continue;
+                        const char *t = p->tgt[p->links[l].tgt];
+                        if (links == 0 && strcmp(t, want[g][0]) != 0 && strcmp(t, want[g][1]) != 0)
+                            fail_msg("%s: expected: \"an\" linked to %s first, got: %s in \"%s\"", generated[g].pair, want[g][0], t, p->src_text);
+                        links++;
+                    }
+                    if (links != (g == 0 ? 2 : 1))
+                        fail_msg("%s: expected: \"an\" linked to %d words, got: %d in \"%s\"", generated[g].pair, g == 0 ? 2 : 1, links, p->src_text);
+                }
+            }
+        }
+        print_message("%s: \"an\" %d times, %d of them before \"apple\"\n", generated[g].pair, an, an_apple);
+        if (an == 0) fail_msg("%s: expected: \"an\" in the corpus, got: none", generated[g].pair);
+    }
+}
+
 static Vocab *load_vocab(const char *path) {
     size_t len;
     char *data = slurp(path, &len);
@@ -746,6 +788,7 @@ int main(void) {
         cmocka_unit_test(test_split_sizes_and_disjoint),
         cmocka_unit_test(test_same_english_in_both_pairs),
         cmocka_unit_test(test_every_word_seen_in_train),
+        cmocka_unit_test(test_indefinite_article),
         cmocka_unit_test(test_tokenizer_agrees),
         cmocka_unit_test(test_held_out_combinations),
         cmocka_unit_test(test_course_sentences_in_train),

@@ -221,8 +221,8 @@ static void test_binds_and_rebinds(void **state) {
     assert_int_equal(trace_step(t, i)->head, 2);
     assert_true(les_bind(l, 2, t, why, sizeof why) >= 0);
     trace_free(t);
-    // a teacher's shorter sentence: step 6 no longer exists, and says so
-    r = les_run_for_step(l, 2, "i love");
+    // a teacher's shorter sentence (我 睡覺 <eos>): step 6 no longer exists, and says so
+    r = les_run_for_step(l, 2, "i sleep");
     t = les_trace(m, &r, true, &err);
     assert_non_null(t);
     assert_int_equal(les_bind(l, 2, t, why, sizeof why), -1);
@@ -232,7 +232,7 @@ static void test_binds_and_rebinds(void **state) {
     assert_true(trace_step(t, i)->dstep < 6);
     trace_free(t);
     // teacher forcing on the teacher's sentence forces the model's own translation
-    r = les_run_for_step(l, 0, "i love");
+    r = les_run_for_step(l, 0, "i sleep");
     t = les_trace(m, &r, true, &err);
     if (!t) fprintf(stderr, "%s\n", err.msg);
     assert_non_null(t);

@@ -219,6 +219,12 @@ static bool subject_fem(const Clause *c) {
 
 static const char *const field_words[] = {"natural", "language", "processing"};
 
+// "an" before a vowel sound. Spelling decides it here: no word in the tables
+// is an exception such as "hour" or "one"; of them, only "apple" starts with a vowel.
+static const char *en_indefinite(const char *next_word) {
+    return strchr("aeiou", next_word[0]) ? "an" : "a";
+}
+
 static NPSpans en_simple_np(Pair *p, const SimpleNP *np) {
     NPSpans s = {{p->n_src, 0}, {p->n_src, 0}, {p->n_src, 0}};
     const Noun *n = &nouns[np->noun];
@@ -227,16 +233,18 @@ static NPSpans en_simple_np(Pair *p, const SimpleNP *np) {
         return s;
     }
     static const char *const lot[] = {"a", "lot", "of"};
+    const char *noun = np->plural ? n->en_pl : n->en;
+    const char *adj = np->adj >= 0 ? adjs[np->adj].en : NULL;
     switch (np->det) {
     case DET_NONE: break;
     case DET_THE: s.det = src_push(p, "the"); break;
-    case DET_A: s.det = src_push(p, "a"); break;
+    case DET_A: s.det = src_push(p, en_indefinite(adj ? adj : noun)); break;  // links as "a" did
     case DET_MY: s.det = src_push(p, "my"); break;
     case DET_NUM: s.det = src_push(p, en_numbers[np->num]); break;
     case DET_LOT: s.det = src_push_words(p, lot, 3); break;
     }
-    if (np->adj >= 0) s.adj = src_push(p, adjs[np->adj].en);
-    s.noun = src_push(p, np->plural ? n->en_pl : n->en);
+    if (adj) s.adj = src_push(p, adj);
+    s.noun = src_push(p, noun);
     return s;
 }
 
