@@ -11,10 +11,10 @@ PageRects lay_page(Gfx *g, SDL_Rect area, const ViewOptions *opt) {
         .view = {area.x, top, area.w, area.y + area.h - top - formula_h - pad},
         .formula = {area.x, area.y + area.h - formula_h, area.w, formula_h},
     };
-    // a given matrix (8 × 8 at most): a quarter of the width for 4 columns, 2/5 for 8; a table two
-    // thirds, the room its words need at a projector's 1024 px (the lesson is about the table)
+    // a given matrix (8 × 8 at most): a third of the width for 4 columns, half for 8, room for its
+    // numbers at a projector's 1024 px; a table two thirds, the room its words need there
     if (opt && (opt->given.rows > 0 || opt->table.rows > 0)) {
-        int c = opt->table.rows > 0 ? 24 : opt->given.cols, w = r.view.w * (c < 4 ? 4 : c) / ((c < 4 ? 4 : c) + 12);
+        int c = opt->table.rows > 0 ? 16 : SDL_max(opt->given.cols, 4), w = r.view.w * c / (c + 8);
         r.given = (SDL_Rect){r.view.x + r.view.w - w, r.view.y, w, r.view.h};
         r.view.w -= w + 2 * pad;
     }

@@ -663,7 +663,11 @@ void lm_draw_panel(LessonMode *lm, Gfx *g, SDL_Rect area, const Theme *th, Lang 
     }
     lm->scroll = SDL_max(0, SDL_min(lm->scroll, lm->scroll_max));
     if (body.h > 0) {
-        gfx_clip(g, &body);
+        // the clip reaches a little above the first line, into the gap under the
+        // progress bar: a raised exponent on that line (e to the −∞) is whole, not dropped
+        int raise = SDL_min(px / 2, pad - 1);
+        SDL_Rect clip = {body.x, body.y - raise, body.w, body.h + raise};
+        gfx_clip(g, &clip);
         gfx_clip_whole_text(g, true);  // no half lines at the edges
         draw_body(lm, g, x, y - lm->scroll, w, th, lang, px, true);
         gfx_clip_whole_text(g, false);
