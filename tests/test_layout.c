@@ -286,12 +286,33 @@ static int text_px(App *a, Gfx *g, const char *prefix) {
     return 0;
 }
 
+// How many numbers like "-0.80" (a sign, a digit, a point, two digits) were drawn left of x.
+static int numbers_left_of(App *a, Gfx *g, int x) {
+    int n = 0, count = 0;
+    gfx_record_text(g, marks, MAX_MARKS, &n);
+    app_draw(a);
+    gfx_record_text(g, NULL, 0, NULL);
+    for (int i = 0; i < n; i++) {
+        const char *t = marks[i].text + (marks[i].text[0] == '-');
+        count += marks[i].r.x + marks[i].r.w <= x && strlen(t) == 4 && t[1] == '.' && strspn(t, "0123456789.") == 4;
+    }
+    return count;
+}
+
 // In lesson mode Ctrl++ enlarges the lesson's given matrix with the view:
-// its title's text grows, and so do its numbers.
+// its title's text grows, and so do its numbers; at 1024×768 the model's own
+// matrix beside it keeps its numbers (its cells and their text grow alike).
 static void test_zoom_given_matrix(void **state) {
     (void)state;
     Gfx *g;
-    App *a = open_app(&g, 1280, 800, LESSONS "/03-decoder.lesson");
+    App *a = open_app(&g, 1024, 768, LESSONS "/03-decoder.lesson");
+    lm_go(app_lessons(a), a, 7);
+    key(a, SDLK_EQUALS, KMOD_LCTRL);
+    key(a, SDLK_EQUALS, KMOD_LCTRL);
+    if (numbers_left_of(a, g, 420) < 10) fail_msg("1024×768, Ctrl++ twice: the masked scores show %d numbers, expected: at least 10", numbers_left_of(a, g, 420));
+    app_free(a);
+    gfx_free(g);
+    a = open_app(&g, 1280, 800, LESSONS "/03-decoder.lesson");
     lm_go(app_lessons(a), a, 7);  // the course's 4 × 4 example, masked
     int title0 = text_px(a, g, "The course's 4"), number0 = text_px(a, g, "2.1");
     if (!title0 || !number0) fail_msg("03-decoder step 8 shows no given matrix titled \"The course's 4 × 4 …\" holding 2.1");

@@ -171,7 +171,8 @@ HeatLayout heat_layout(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s
     if (bar) L.bar = (SDL_Rect){L.grid.x + L.grid.w + pad, top, gfx_px(g, 14), SDL_min(SDL_max(L.grid.h, gfx_px(g, 120)), area.y + area.h - top)};
     if (norm_w) L.norms = (SDL_Rect){L.bar.x + bar_w - pad, top, norm_w - pad, L.grid.h};
     L.right = L.grid.x + L.grid.w + bar_w + norm_w + pad - pad / 2;  // as much as avail_w left out
-    L.values = L.cell_w >= gfx_text_width(g, "-0.00", L.small_px) + pad && L.cell_h >= lh;
+    // numbers where "-0.00" fits with a little room (zoomed, cells and text grow alike: a pixel must not hide them)
+    L.values = L.cell_w >= gfx_text_width(g, "-0.00", L.small_px) + pad / 2 && L.cell_h >= lh;
     // numbers grow with their cells (a third of the height), as wide as the cell holds
     L.value_px = L.small_px;
     for (int v = SDL_min(L.cell_h * 3 / 10, px * 2); L.values && v > L.small_px; v = v * 9 / 10)
