@@ -27,7 +27,7 @@ enum { N_SIZES = sizeof sizes / sizeof *sizes };
 typedef struct {
     const char *stage;
     int head, dstep;
-    char keys[4];  // g the heads grid, v lines, m the masking steps alone
+    char keys[4];  // g the heads grid, v lines, m the masking steps alone, k the KV cache
 } Place;
 
 static const Place places[] = {
@@ -44,6 +44,8 @@ static const Place places[] = {
     {"dec.L1.self_attn.weights", 1, 5, "g"},
     {"dec.L2.cross_attn.weights", 2, 5, ""},
     {"dec.L2.cross_attn.weights", 1, 5, "v"},
+    {"dec.L2.cross_attn.weights", 1, 3, "k"},
+    {"dec.L1.self_attn.k", 1, 4, "k"},
     {"dec.probs", 0, 3, ""},
     {"dec.top_k", 0, 3, ""},
     {"dec.choice", 0, 3, ""},
@@ -163,7 +165,7 @@ static void test_explore(void **state) {
             go_to(a, pl->stage, pl->head, pl->dstep);
             ViewOptions none = {.no_gold = false};
             app_set_view(a, &none);
-            for (const char *k = pl->keys; *k; k++) key(a, *k == 'g' ? SDLK_g : *k == 'v' ? SDLK_v : SDLK_m, KMOD_NONE);
+            for (const char *k = pl->keys; *k; k++) key(a, *k == 'g' ? SDLK_g : *k == 'v' ? SDLK_v : *k == 'k' ? SDLK_k : SDLK_m, KMOD_NONE);
             char name[160];
             snprintf(name, sizeof name, "explore-%dx%d-%s%s%s", w, h, pl->stage, *pl->keys ? "-" : "", pl->keys);
             int cell_min = w == 1920 && h == 1080 && small_heatmap(a) && !*pl->keys ? 48 : 0;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The program for the browser: bash tools/build-web.sh [OUT]
 #
-# Builds SDL2, FreeType, HarfBuzz, SDL2_ttf, zlib, libpng and libdeflate from Debian's source
+# Builds SDL2, FreeType, HarfBuzz, SDL2_ttf, zlib and libpng from Debian's source
 # packages with Emscripten (Debian's emscripten package) into a cache outside
 # the repository, reused while their versions do not change; then builds the
 # same core, lesson and app sources into a static folder (default
@@ -43,7 +43,7 @@ need_debs emscripten node-acorn python3-fonttools fonts-noto-cjk dpkg-dev cmake 
 mkdir -p "$cache/src"
 
 # Debian source packages, in build order
-pkgs=(zlib libpng1.6 libdeflate freetype harfbuzz libsdl2 libsdl2-ttf)
+pkgs=(zlib libpng1.6 freetype harfbuzz libsdl2 libsdl2-ttf)
 ensure_deb_src
 declare -A ver dir
 
@@ -105,13 +105,6 @@ if [ ! -f "$prefix/.done" ]; then
     cp "${dir[zlib]}/zlib.h" "$prefix/include/"
     cm libpng1.6 -DPNG_SHARED=OFF -DPNG_STATIC=ON -DPNG_TESTS=OFF -DPNG_EXECUTABLES=OFF -DPNG_HARDWARE_OPTIMIZATIONS=OFF \
         -DZLIB_ROOT="$prefix" -DZLIB_LIBRARY="$prefix/lib/libz.a" -DZLIB_INCLUDE_DIR="$prefix/include" -DSKIP_INSTALL_PROGRAMS=ON
-    # libdeflate (the PNG writer's compressor) is plain C files: its CPU-specific parts compile to nothing here
-    mkdir -p "$cache/build/deflate"
-    for f in "${dir[libdeflate]}"/lib/*.c "${dir[libdeflate]}"/lib/*/*.c; do
-        nice -n 15 emcc -O2 -c "$f" -I"${dir[libdeflate]}" -o "$cache/build/deflate/$(basename "$(dirname "$f")")_$(basename "$f" .c).o"
-    done
-    emar rcs "$prefix/lib/libdeflate.a" "$cache/build/deflate"/*.o
-    cp "${dir[libdeflate]}/libdeflate.h" "$prefix/include/"
     # zlib: ours (FreeType's own copy would clash with it at link time)
     cm freetype -DFT_REQUIRE_ZLIB=ON -DZLIB_LIBRARY="$prefix/lib/libz.a" -DZLIB_INCLUDE_DIR="$prefix/include" -DFT_DISABLE_BZIP2=ON -DFT_DISABLE_PNG=ON -DFT_DISABLE_HARFBUZZ=ON -DFT_DISABLE_BROTLI=ON
     # video and events only: the program has no sound, joystick or threads
@@ -209,7 +202,7 @@ exported=_main,_tt_web_open,_tt_web_state,_tt_web_go,_tt_web_button
 link() {  # link NAME CORE-DIR SIMD-FLAG...: the program, NAME.js and NAME.wasm
     local name=$1 core=$2; shift 2
     nice -n 15 emcc -O2 "$@" "$obj"/$core/src_core_*.o $(ls "$obj"/o/*.o | grep -v /src_core_) -o "$obj/$name.js" \
-        -L"$prefix/lib" -lSDL2_ttf -lharfbuzz -lfreetype -lSDL2 -lpng16 -ldeflate -lz \
+        -L"$prefix/lib" -lSDL2_ttf -lharfbuzz -lfreetype -lSDL2 -lpng16 -lz \
         -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB -sENVIRONMENT=web -sFORCE_FILESYSTEM=1 \
         -sEXPORTED_FUNCTIONS="$exported" -sEXPORTED_RUNTIME_METHODS=FS,ENV,ccall,UTF8ToString
 }

@@ -22,6 +22,7 @@ typedef struct {
     const CorpusPair *gold;         // the gold alignment drawn, or NULL
     const char *gold_file;
     char note[300];                 // a line under the panels, or ""
+    bool note_below;                // the note on a line of its own under the gold's (no room beside it)
     char note2[300];                // a second line (the KV cache's arithmetic), or ""
     SDL_Rect legend;                // where those lines go (h 0: none)
     bool kv;                        // the KV cache view: rows kept from the step before are washed, new ones outlined
@@ -233,8 +234,10 @@ static void plan_panels(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *
         if (p->kv)
             h = (p->gold ? h : 0) + gfx_text_wrap(g, 0, 0, area.w, p->note, px, 0, false) +
                 gfx_text_wrap(g, 0, 0, area.w, p->note2, px, 0, false);
-        else if (p->gold && p->note[0] && legend_gold_width(g, p, vs) + gfx_text_width(g, p->note, px) > area.w)
-            h *= 2;  // the note on a line of its own, rather than cut
+        else if (p->gold && p->note[0] && legend_gold_width(g, p, vs) + gfx_text_width(g, p->note, px) > area.w) {
+            p->note_below = true;  // on a line of its own, rather than cut
+            h *= 2;
+        }
         p->legend = (SDL_Rect){area.x, area.y + area.h - h, area.w, h};
         area.h -= h + gfx_px(g, 8);
     }
@@ -275,7 +278,7 @@ static void draw_legend(Gfx *g, const Panels *p, const ViewState *vs) {
         char buf[96];
         snprintf(buf, sizeof buf, i18n(vs->lang, S_V_GOLD), p->gold_file, p->gold->line);
         x += gfx_text(g, x, y, buf, px, t->text_dim, GFX_LEFT) + gfx_px(g, 24);
-        if (p->legend.h >= 2 * lh) {  // planned on two lines: the note has no room beside the gold
+        if (p->note_below) {
             x = p->legend.x;
             y += lh;
         }
