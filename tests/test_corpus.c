@@ -299,7 +299,7 @@ static void test_indefinite_article(void **state) {
                     if (!is_a && !is_an) continue;
                     if (k + 1 == p->n_src) fail_msg("%s: expected: a word after \"%s\" in \"%s\"", generated[g].pair, p->src[k], p->src_text);
                     const char *next = p->src[k + 1];
-                    bool vowel = strchr("aeiou", next[0]) != NULL;
+                    bool vowel = next[0] && strchr("aeiou", next[0]) != NULL;
                     if (is_a && vowel) fail_msg("%s: expected: \"an %s\", got: \"a %s\" in \"%s\"", generated[g].pair, next, next, p->src_text);
                     if (is_an && !vowel) fail_msg("%s: expected: \"a %s\", got: \"an %s\" in \"%s\"", generated[g].pair, next, next, p->src_text);
                     if (!is_an) continue;

@@ -27,6 +27,7 @@ for pair in en-zh en-fr; do
     case $pair in
         en-zh) seed=2 ;;
         en-fr) seed=2 ;;
+        *) echo "no training seed for $pair"; exit 1 ;;
     esac
     mkdir -p "$out/corpus/$pair" "$out/models"
     $tt corpus --pair "$pair" --seed 1 --out "$out/corpus/$pair"

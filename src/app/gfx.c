@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "fileio.h"
+#include "gfx_private.h"
 #include "pages.h"
 
 #define TEXT_CACHE 2048
@@ -675,6 +676,12 @@ int gfx_math(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c) {
     return at - x;
 }
 
+int gfx_math_width(Gfx *g, const char *utf8, int px) {
+    MathRuns m = {.n = 0};
+    math_parse(&m, utf8, strlen(utf8), px, 0, px * 7 / 10);
+    return m.overflow ? gfx_text_width(g, utf8, px) : math_width(g, &m);
+}
+
 int gfx_text_fit_end(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align) {
     if (gfx_text_width(g, utf8, px) <= w) return gfx_text(g, x, y, utf8, px, c, align);
     // "…" and the longest tail that fits, starting at a word if one does
@@ -700,7 +707,7 @@ int gfx_text_fit_end(Gfx *g, int x, int y, int w, const char *utf8, int px, Colo
 }
 
 // Bytes of the UTF-8 character at s, and its code point.
-static int utf8_char(const char *s, unsigned *cp) {
+int gfx_utf8_char(const char *s, unsigned *cp) {
     unsigned char c = (unsigned char)s[0];
     int n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
     unsigned v = n == 1 ? c : c & (0x3F >> (n - 1));
@@ -712,7 +719,7 @@ static int utf8_char(const char *s, unsigned *cp) {
     return n;
 }
 
-static bool wide_char(unsigned cp) { return cp >= 0x2E80 && !(cp >= 0xFF61 && cp <= 0xFFDC); }
+bool gfx_wide_char(unsigned cp) { return cp >= 0x2E80 && !(cp >= 0xFF61 && cp <= 0xFFDC); }
 
 // Chinese (every character wide) is written vertically upright, one
 // character under the other; anything else is turned a quarter left.
@@ -722,8 +729,8 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
     bool upright = true;
     for (const char *p = utf8; *p && upright; chars++) {
         unsigned cp = 0;
-        p += utf8_char(p, &cp);
-        upright = wide_char(cp);
+        p += gfx_utf8_char(p, &cp);
+        upright = gfx_wide_char(cp);
     }
     if (upright) {
         // cut short, the last place that fits holds a vertical ellipsis
@@ -733,7 +740,7 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
         for (int i = 0; i < n; i++, y += step) {
             char one[5] = {0};
             unsigned cp;
-            int k = utf8_char(p, &cp);
+            int k = gfx_utf8_char(p, &cp);
             memcpy(one, p, (size_t)k);
             p += k;
             const char *shown = n < chars && i == n - 1 ? "\xEF\xB8\x99" : one;  // ︙, the font has no ⋮
@@ -765,136 +772,4 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
     }
     SDL_UnlockSurface(s);
     return s->w;
-}
-
-// Punctuation that may not start a line, and that may not end one.
-static bool closing_punct(unsigned cp) {
-    return cp == 0x3001 || cp == 0x3002 || cp == 0xFF0C || cp == 0xFF0E || cp == 0xFF1A || cp == 0xFF1B || cp == 0xFF01 || cp == 0xFF1F ||
-           cp == 0x300D || cp == 0x300F || cp == 0xFF09 || cp == 0x3011 || cp == 0x201D || cp == ',' || cp == '.' || cp == ';' ||
-           cp == ':' || cp == '!' || cp == '?' || cp == ')';
-}
-
-static bool opening_punct(unsigned cp) { return cp == 0x300C || cp == 0x300E || cp == 0xFF08 || cp == 0x3010 || cp == 0x201C || cp == '('; }
-
-// Signs that join the two sides of a formula: "7 × 16" and "a = b" are not
-// broken around them.
-static bool joining_sign(unsigned cp) {
-    return cp == 0xD7 || cp == '=' || cp == '+' || cp == 0x2212 || cp == 0x2192 || cp == 0x2248 || cp == 0x2264 || cp == 0x2265;
-}
-
-// The end of the next unbreakable unit starting at s: a word (with the spaces
-// after it), or one wide character, with opening punctuation before and
-// closing punctuation after either. A no-break space ties the next unit to
-// this one, and so does a joining sign standing alone between spaces.
-static size_t wrap_unit(const char *s) {
-    size_t i = 0;
-    unsigned cp = 0;
-    int n;
-    while (s[i] && (n = utf8_char(s + i, &cp), opening_punct(cp))) i += (size_t)n;
-    n = s[i] ? utf8_char(s + i, &cp) : 0;
-    if (s[i] && wide_char(cp)) {
-        // Chinese prose breaks between any two characters; a short word set
-        // apart by spaces (a key's name "單元", a token "墊子") stays whole
-        size_t j = i;
-        int chars = 0;
-        unsigned c2 = 0;
-        for (int m; s[j] && s[j] != ' ' && s[j] != '\n' && (m = utf8_char(s + j, &c2), wide_char(c2)) && !closing_punct(c2); j += (size_t)m)
-            chars++;
-        bool spaced = !s[j] || s[j] == ' ' || s[j] == '\n' || closing_punct(c2);
-        i += chars <= 4 && spaced ? j - i : (size_t)n;
-    } else
-        while (s[i] && s[i] != ' ' && s[i] != '\n') {
-            n = utf8_char(s + i, &cp);
-            if (cp == 0xA0) return i + (size_t)n + (s[i + (size_t)n] && s[i + (size_t)n] != '\n' ? wrap_unit(s + i + (size_t)n) : 0);
-            if (wide_char(cp)) {
-                if (closing_punct(cp)) i += (size_t)n;  // the word ends with its CJK punctuation
-                break;
-            }
-            i += (size_t)n;
-        }
-    while (s[i] && s[i] != '\n') {
-        n = utf8_char(s + i, &cp);
-        if (!closing_punct(cp)) break;
-        i += (size_t)n;
-    }
-    while (s[i] == ' ') i++;
-    // "x × y": the sign and what follows it stay with this unit when that is
-    // a formula's short term ("6 × 64", "d_ff + d"), not a word ("look-ahead + padding")
-    if (s[i] && (n = utf8_char(s + i, &cp), joining_sign(cp)) && s[i + (size_t)n] == ' ') {
-        size_t j = i + (size_t)n;
-        while (s[j] == ' ') j++;
-        if (s[j] && s[j] != '\n' && strcspn(s + j, " \n") <= 6) return j + wrap_unit(s + j);
-    }
-    return i ? i : 1;
-}
-
-int gfx_text_widest_unit(Gfx *g, const char *utf8, int px) {
-    char unit[256];
-    int most = 0;
-    for (const char *p = utf8; *p; p += strspn(p, "\n")) {
-        size_t u = wrap_unit(p), n = u < sizeof unit ? u : sizeof unit - 1;
-        for (memcpy(unit, p, n); n > 0 && (unit[n - 1] == ' ' || unit[n - 1] == '\n'); n--) {}
-        unit[n] = '\0';
-        most = SDL_max(most, gfx_text_width(g, unit, px));
-        p += u;
-    }
-    return most;
-}
-
-// The width of a line of text, typeset as a formula when math is true.
-static int line_width(Gfx *g, const char *line, int px, bool math) {
-    if (!math) return gfx_text_width(g, line, px);
-    MathRuns m = {.n = 0};
-    math_parse(&m, line, strlen(line), px, 0, px * 7 / 10);
-    return m.overflow ? gfx_text_width(g, line, px) : math_width(g, &m);
-}
-
-static int wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw, bool math);
-
-int gfx_text_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw) {
-    return wrap(g, x, y, w, utf8, px, c, draw, false);
-}
-
-int gfx_math_wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw) {
-    return wrap(g, x, y, w, utf8, px, c, draw, true);
-}
-
-static int wrap(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, bool draw, bool math) {
-    int lh = gfx_line_height(g, px), top = y;
-    char line[1024];
-    const char *p = utf8;
-    while (*p) {
-        size_t len = 0;
-        while (*p && *p != '\n') {
-            size_t u = wrap_unit(p);
-            if (len + u >= sizeof line) {
-                if (len > 0) break;
-                // one unit longer than the buffer: cut it at a character boundary
-                u = sizeof line - 8;
-                while (u > 0 && ((unsigned char)p[u] & 0xC0) == 0x80) u--;
-            }
-            memcpy(line + len, p, u);
-            line[len + u] = '\0';
-            // the line's trailing spaces do not count
-            size_t vis = len + u;
-            while (vis > 0 && line[vis - 1] == ' ') vis--;
-            char save = line[vis];
-            line[vis] = '\0';
-            bool fits = line_width(g, line, px, math) <= w;
-            line[vis] = save;
-            if (!fits && len > 0) break;
-            len += u;
-            p += u;
-        }
-        while (len > 0 && line[len - 1] == ' ') len--;
-        line[len] = '\0';
-        if (draw && math) gfx_math(g, x, y, INT_MAX, line, px, c);
-        else if (draw) gfx_text_fit(g, x, y, w, line, px, c, GFX_LEFT);  // one unit wider than w: cut, not over its neighbours
-        y += lh;
-        if (*p == '\n') {
-            p++;
-            y += lh / 3;  // a paragraph's gap
-        }
-    }
-    return y - top;
 }

@@ -70,6 +70,8 @@ int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c,
 // "xᵀ" and "x^(…)" with T and … raised, "W₁" with 1 lowered, each smaller.
 // Falls back to gfx_text_fit when it is wider than w. Returns the width drawn.
 int gfx_math(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c);
+// The width gfx_math takes for utf8 with no limit (the plain text's when it is not typeset).
+int gfx_math_width(Gfx *g, const char *utf8, int px);
 // The same, keeping the end of the text: "…" replaces its start.
 int gfx_text_fit_end(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c, int align);
 // Draws text turned a quarter left, reading upwards: the tops of its letters

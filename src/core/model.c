@@ -1,6 +1,5 @@
 #include "model.h"
 
-#include <assert.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -36,25 +35,31 @@ long mdl_param_count(const Config *c) {
 }
 
 static void set_param(Param *p, const char *name, float *data, int64_t d0, int64_t d1) {
-    size_t n = strlen(name);
-    assert(n < sizeof p->name && "a parameter name longer than Param.name");
-    memcpy(p->name, name, n + 1);
+    size_t n = strlen(name) < sizeof p->name ? strlen(name) : sizeof p->name - 1;  // cut to fit, as snprintf did
+    memcpy(p->name, name, n);
+    p->name[n] = '\0';
     p->ndim = d1 ? 2 : 1;
     p->shape[0] = d0;
     p->shape[1] = d1;
     p->data = data;
 }
 
-// prefix then suffix in buf (96 bytes): the names are built with stpcpy, not
-// snprintf, which was a tenth of `translate` (a model is loaded on every run)
+// prefix then suffix in buf (NAME_BYTES), cut to fit: the names are built
+// with memcpy, not snprintf, which was a tenth of `translate` (a model is
+// loaded on every run)
+enum { NAME_BYTES = 96 };
 static const char *join(char *buf, const char *prefix, const char *suffix) {
-    assert(strlen(prefix) + strlen(suffix) < 96);
-    strcpy(stpcpy(buf, prefix), suffix);
+    size_t a = strlen(prefix), b = strlen(suffix);
+    if (a > NAME_BYTES - 1) a = NAME_BYTES - 1;
+    if (b > NAME_BYTES - 1 - a) b = NAME_BYTES - 1 - a;
+    memcpy(buf, prefix, a);
+    memcpy(buf + a, suffix, b);
+    buf[a + b] = '\0';
     return buf;
 }
 
 static int attn_params(Param *ps, int n, const char *prefix, AttnWeights *a, int64_t E) {
-    char name[96];
+    char name[NAME_BYTES];
     if (ps) {
         set_param(&ps[n], join(name, prefix, "in_proj_weight"), a->in_proj_w, 3 * E, E);
         set_param(&ps[n + 1], join(name, prefix, "in_proj_bias"), a->in_proj_b, 3 * E, 0);
@@ -76,7 +81,7 @@ int mdl_params(Model *m, Param *ps) {
     Weights *w = &m->w;
     int64_t E = c->d_model, F = c->d_ff;
     int n = 0;
-    char name[96], pre[48];
+    char name[NAME_BYTES], pre[48];
 #define ADD(nm, ptr, d0, d1) do { if (ps) set_param(&ps[n], nm, ptr, d0, d1); n++; } while (0)
     ADD("src_embed.weight", w->src_embed, c->src_vocab, E);
     ADD("tgt_embed.weight", w->tgt_embed, c->tgt_vocab, E);

@@ -222,7 +222,7 @@ static const char *const field_words[] = {"natural", "language", "processing"};
 // "an" before a vowel sound. Spelling decides it here: no word in the tables
 // is an exception such as "hour" or "one"; of them, only "apple" starts with a vowel.
 static const char *en_indefinite(const char *next_word) {
-    return strchr("aeiou", next_word[0]) ? "an" : "a";
+    return next_word[0] && strchr("aeiou", next_word[0]) ? "an" : "a";  // (strchr finds the string's own end for "")
 }
 
 static NPSpans en_simple_np(Pair *p, const SimpleNP *np) {
