@@ -26,6 +26,8 @@ const BenchView bench_views[] = {
     {"dec.probs (teacher, m x |V|)", "dec.probs", 0, 1, DECODE_TEACHER,
      "\xE8\xB2\x93 \xE5\x9D\x90 \xE5\x9C\xA8 \xE5\xA2\x8A\xE5\xAD\x90 \xE4\xB8\x8A \xE3\x80\x82", 0, NULL, 0},  // 貓 坐 在 墊子 上 。
     {"dec.logits (1 x |V|)", "dec.logits", 0, 3, DECODE_GREEDY, NULL, 0, NULL, 0},
+    {"dec.loss (teacher)", "dec.loss", 0, 1, DECODE_TEACHER,
+     "\xE8\xB2\x93 \xE5\x9D\x90 \xE5\x9C\xA8 \xE5\xA2\x8A\xE5\xAD\x90 \xE4\xB8\x8A \xE3\x80\x82", 0, NULL, 0},
     {"  KV cache (K)", "dec.L1.self_attn.k", 1, 4, DECODE_GREEDY, NULL, SDLK_k, NULL, 0},
     {"  two models (B)", "dec.L2.cross_attn.weights", 1, 6, DECODE_GREEDY, NULL, SDLK_b, NULL, 0},
     {"  training history (H)", "dec.L2.cross_attn.weights", 1, 6, DECODE_GREEDY, NULL, SDLK_h, NULL, 0},

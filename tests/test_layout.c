@@ -338,7 +338,7 @@ static void test_goldens_at_four_sizes(void **state) {
         const char *name, *stage, *lesson;
         int head, dstep, lesson_step;
         DecodeMode mode;
-        const char *keys;  // view switches pressed: g the heads grid, v lines, k the KV cache
+        const char *keys;  // keys pressed: g the heads grid, v lines, k the KV cache, b two models, h the history
     } shots[] = {
         {"tokens", "src.tokens", NULL, 0, 0, 0, DECODE_GREEDY, ""},
         {"matrix", "src.embed", NULL, 0, 0, 0, DECODE_GREEDY, ""},
@@ -367,6 +367,12 @@ static void test_goldens_at_four_sizes(void **state) {
         {"lesson_scores", NULL, LESSONS "/02-encoder.lesson", 0, 0, 4, DECODE_GREEDY, ""},
         {"lesson_kv_cache", NULL, LESSONS "/12-kv-cache.lesson", 0, 0, 0, DECODE_GREEDY, ""},
         {"lesson_probs", NULL, LESSONS "/03-decoder.lesson", 0, 0, 18, DECODE_GREEDY, ""},
+        // teacher forcing: the loss, and the probabilities of every position at once
+        {"loss", "dec.loss", NULL, 0, 1, 0, DECODE_TEACHER, ""},
+        {"probs_teacher", "dec.probs", NULL, 0, 1, 0, DECODE_TEACHER, ""},
+        // the pages: the two models (B) and the training history (H)
+        {"twin", "dec.L2.cross_attn.weights", NULL, 1, 5, 0, DECODE_GREEDY, "b"},
+        {"history", "dec.L2.cross_attn.weights", NULL, 1, 5, 0, DECODE_GREEDY, "h"},
     };
     char why[2048], name[96];
     int failed = 0;
@@ -377,11 +383,15 @@ static void test_goldens_at_four_sizes(void **state) {
             if (!g) fail_msg("gfx_new: %s", err.msg);
             AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE, .scale = window_display_fit(four[z][1]), .lesson = shots[i].lesson,
                             .models_dir = TT_TEST_DATA "/../../assets/models", .decode = {.mode = shots[i].mode}};
+            if (shots[i].mode == DECODE_TEACHER) {  // a target given is what makes it teacher forcing
+                o.decode.mode = DECODE_GREEDY;
+                o.target = "\xE8\xB2\x93 \xE5\x9D\x90 \xE5\x9C\xA8 \xE5\xA2\x8A\xE5\xAD\x90 \xE4\xB8\x8A \xE3\x80\x82";  // 貓 坐 在 墊子 上 。
+            }
             App *a = app_new(&o, g, &err);
             if (!a) fail_msg("app_new: %s", err.msg);
             if (shots[i].lesson) lm_go(app_lessons(a), a, shots[i].lesson_step);
             else go_to(a, shots[i].stage, shots[i].head, shots[i].dstep);
-            for (const char *k = shots[i].keys; *k; k++) key(a, *k == 'g' ? SDLK_g : *k == 'v' ? SDLK_v : SDLK_k, KMOD_NONE);
+            for (const char *k = shots[i].keys; *k; k++) key(a, (SDL_Keycode)*k, KMOD_NONE);  // SDL's codes for letters are the letters
             app_draw(a);
             snprintf(name, sizeof name, "size.%s.%dx%d", shots[i].name, four[z][0], four[z][1]);
             if (!golden_matches(gfx_surface(g), name, why, sizeof why)) {
