@@ -146,6 +146,20 @@ static App *open_app(Gfx **g, int w, int h, const char *lesson) {
     return a;
 }
 
+
+// The same, decoding another way: beam search, sampling (T 2), or teacher forcing on TARGET.
+static App *open_app_decoding(Gfx **g, int w, int h, DecodeMode mode) {
+    Error err;
+    *g = gfx_new(w, h, font, &err);
+    if (!*g) fail_msg("gfx_new: %s", err.msg);
+    AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE, .scale = window_display_fit(h), .models_dir = TT_TEST_DATA "/../../assets/models",
+                    .decode = {.mode = mode == DECODE_TEACHER ? DECODE_GREEDY : mode, .temperature = 2.0f, .seed = 1},
+                    .target = mode == DECODE_TEACHER ? TARGET : NULL};
+    App *a = app_new(&o, *g, &err);
+    if (!a) fail_msg("app_new: %s", err.msg);
+    return a;
+}
+
 static bool small_heatmap(const App *a) {
     const Step *s = trace_step(app_trace(a), app_step(a));
     StageKind k = s->stage->kind_id;
@@ -173,6 +187,29 @@ static void test_explore(void **state) {
         }
         app_free(a);
         gfx_free(g);
+        // the views of the other decodings, and the two pages
+        static const struct {
+            DecodeMode mode;
+            const char *stage;
+            int head, dstep;
+            SDL_Keycode key;
+        } others[] = {
+            {DECODE_BEAM, "dec.beam", 0, 5, 0},          {DECODE_SAMPLE, "dec.sample", 0, 2, 0},
+            {DECODE_TEACHER, "dec.loss", 0, 1, 0},       {DECODE_TEACHER, "dec.probs", 0, 1, 0},
+            {DECODE_GREEDY, "dec.logits", 0, 3, 0},      {DECODE_GREEDY, "dec.L2.cross_attn.weights", 1, 5, SDLK_b},
+            {DECODE_GREEDY, "dec.L2.cross_attn.weights", 1, 5, SDLK_h},
+        };
+        for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
+            a = open_app_decoding(&g, w, h, others[i].mode);
+            go_to(a, others[i].stage, others[i].head, others[i].dstep);
+            if (others[i].key) key(a, others[i].key, KMOD_NONE);
+            char name[160];
+            snprintf(name, sizeof name, "explore-%dx%d-%s-mode%d%s%c", w, h, others[i].stage, (int)others[i].mode, others[i].key ? "-" : "",
+                     others[i].key ? (char)others[i].key : ' ');
+            check_frame(a, g, name, 0, cuts_checked(w), &p);
+            app_free(a);
+            gfx_free(g);
+        }
     }
     report(&p);
 }
@@ -385,7 +422,7 @@ static void test_goldens_at_four_sizes(void **state) {
                             .models_dir = TT_TEST_DATA "/../../assets/models", .decode = {.mode = shots[i].mode}};
             if (shots[i].mode == DECODE_TEACHER) {  // a target given is what makes it teacher forcing
                 o.decode.mode = DECODE_GREEDY;
-                o.target = "\xE8\xB2\x93 \xE5\x9D\x90 \xE5\x9C\xA8 \xE5\xA2\x8A\xE5\xAD\x90 \xE4\xB8\x8A \xE3\x80\x82";  // 貓 坐 在 墊子 上 。
+                o.target = TARGET;
             }
             App *a = app_new(&o, g, &err);
             if (!a) fail_msg("app_new: %s", err.msg);
