@@ -146,7 +146,6 @@ static App *open_app(Gfx **g, int w, int h, const char *lesson) {
     return a;
 }
 
-
 // The same, decoding another way: beam search, sampling (T 2), or teacher forcing on TARGET.
 static App *open_app_decoding(Gfx **g, int w, int h, DecodeMode mode) {
     Error err;

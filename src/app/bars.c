@@ -47,8 +47,7 @@ void bars_draw_top(Gfx *g, const Layout *l, const Theme *th, Lang lang, const ch
         wg_button(g, th, l->list_next, "\xE2\x96\xB6", l->small, false);  // ▶
     }
     // the model and the decoding: smaller, down to the smallest text, before it is cut (a narrow window)
-    int px = l->px;
-    for (int size = 17; size >= 14 && gfx_text_width(g, info, px) > l->info.w; size--) px = gfx_px(g, (float)size);
+    int px = gfx_px_to_fit(g, info, l->info.w, 18, 14);  // l->px is 18
     gfx_text_fit(g, l->info.x, l->info.y + (gfx_line_height(g, l->px) - gfx_line_height(g, px)) / 2, l->info.w, info, px, th->text_dim, GFX_LEFT);
     wg_button(g, th, l->help_button, "?", l->small, help);
     wg_button(g, th, l->settings_button, i18n(lang, S_SETTINGS_BUTTON), l->small, settings);

@@ -676,6 +676,12 @@ int gfx_math(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c) {
     return at - x;
 }
 
+int gfx_px_to_fit(Gfx *g, const char *utf8, int w, int from, int to) {
+    int px = gfx_px(g, (float)from);
+    for (int size = from - 1; size >= to && gfx_text_width(g, utf8, px) > w; size--) px = gfx_px(g, (float)size);
+    return px;
+}
+
 int gfx_math_width(Gfx *g, const char *utf8, int px) {
     MathRuns m = {.n = 0};
     math_parse(&m, utf8, strlen(utf8), px, 0, px * 7 / 10);

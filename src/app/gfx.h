@@ -70,6 +70,9 @@ int gfx_text_fit(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c,
 // "xᵀ" and "x^(…)" with T and … raised, "W₁" with 1 lowered, each smaller.
 // Falls back to gfx_text_fit when it is wider than w. Returns the width drawn.
 int gfx_math(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c);
+// The size at which utf8 fits in w: from design size `from` down a pixel at a
+// time to `to` (then `to`, which may not fit: the caller cuts or wraps).
+int gfx_px_to_fit(Gfx *g, const char *utf8, int w, int from, int to);
 // The width gfx_math takes for utf8 with no limit (the plain text's when it is not typeset).
 int gfx_math_width(Gfx *g, const char *utf8, int px);
 // The same, keeping the end of the text: "…" replaces its start.

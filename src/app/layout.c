@@ -117,12 +117,12 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     // the step's human name, and its stage id small beside it for those who read the JSON
     int small = gfx_px(g, 14), id_w = gfx_text_width(g, id, small) + 2 * pad;
     // a long name is set smaller before it is cut, down to the text's size; the id goes first
-    for (int size = 24; size > 16 && gfx_text_width(g, line, big) > title.w; size -= 2) big = gfx_px(g, (float)size - 2);
+    big = gfx_px_to_fit(g, line, title.w, 24, 16);
     // still too long: the token being produced goes first (the chips row and the map say it too)
     if (gfx_text_width(g, line, big) > title.w) view_step_name_short(vs->trace, s, lang, line, sizeof line);
     if (gfx_text_width(g, line, big) > title.w) view_step_name_shortest(vs->trace, s, lang, line, sizeof line);
     // and smaller still, down to the smallest text, before it is cut
-    for (int size = 16; size > 14 && gfx_text_width(g, line, big) > title.w; size--) big = gfx_px(g, (float)size - 1);
+    if (gfx_text_width(g, line, big) > title.w) big = gfx_px_to_fit(g, line, title.w, 16, 14);
     bool with_id = gfx_text_width(g, line, big) + id_w <= title.w;
     int drawn = gfx_text_fit(g, title.x, title.y, with_id ? title.w - id_w : title.w, line, big, th->text, GFX_LEFT);
     int big_lh = gfx_line_height(g, big), small_lh = gfx_line_height(g, small);
@@ -157,8 +157,7 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     else snprintf(line, sizeof line, "%s%s%s \xC3\x97 %s = %d \xC3\x97 %d", i18n(lang, S_SHAPE), colon, s->sym_rows, s->sym_cols, s->rows, s->cols);
     gfx_math(g, r.formula.x + pad, r.formula.y + pad / 2 + lh, r.formula.w - 2 * pad, line, px, th->text_dim);
     if (vs->opt.code[0]) {  // code as written, not typeset: its _ and ** are not subscripts; long, set smaller
-        int code_px = px;
-        for (int size = 18; size > 14 && gfx_text_width(g, vs->opt.code, code_px) > r.formula.w - 2 * pad; size--) code_px = gfx_px(g, (float)size - 1);
+        int code_px = gfx_px_to_fit(g, vs->opt.code, r.formula.w - 2 * pad, 18, 14);
         gfx_text_fit(g, r.formula.x + pad, r.formula.y + pad / 2 + 2 * lh, r.formula.w - 2 * pad, vs->opt.code, code_px, th->accent, GFX_LEFT);
     }
 }
