@@ -403,6 +403,8 @@ static void test_goldens_at_four_sizes(void **state) {
         {"lesson_scores", NULL, LESSONS "/02-encoder.lesson", 0, 0, 4, DECODE_GREEDY, ""},
         {"lesson_kv_cache", NULL, LESSONS "/12-kv-cache.lesson", 0, 0, 0, DECODE_GREEDY, ""},
         {"lesson_probs", NULL, LESSONS "/03-decoder.lesson", 0, 0, 18, DECODE_GREEDY, ""},
+        {"lesson_probs_teacher", NULL, LESSONS "/05-training.lesson", 0, 0, 4, DECODE_GREEDY, ""},
+        {"lesson_loss", NULL, LESSONS "/05-training.lesson", 0, 0, 5, DECODE_GREEDY, ""},
         // teacher forcing: the loss, and the probabilities of every position at once
         {"loss", "dec.loss", NULL, 0, 1, 0, DECODE_TEACHER, ""},
         {"probs_teacher", "dec.probs", NULL, 0, 1, 0, DECODE_TEACHER, ""},
