@@ -4,8 +4,9 @@
 
 PageRects lay_page(Gfx *g, SDL_Rect area, const ViewOptions *opt) {
     int lh = gfx_line_height(g, gfx_px(g, 18)), big_lh = gfx_line_height(g, gfx_px(g, 24)), pad = gfx_px(g, 10);
-    bool code = opt && opt->code[0];
-    int top = area.y + big_lh + pad, formula_h = (code ? 3 : 2) * lh + pad;
+    // a code line too long even at the smallest size takes two lines
+    int code_lines = !opt || !opt->code[0] ? 0 : gfx_text_width(g, opt->code, gfx_px(g, 14)) > area.w - 2 * pad ? 2 : 1;
+    int top = area.y + big_lh + pad, formula_h = (2 + code_lines) * lh + pad;
     PageRects r = {
         .title = {area.x, area.y, area.w, big_lh},
         .view = {area.x, top, area.w, area.y + area.h - top - formula_h - pad},
@@ -158,6 +159,6 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     gfx_math(g, r.formula.x + pad, r.formula.y + pad / 2 + lh, r.formula.w - 2 * pad, line, px, th->text_dim);
     if (vs->opt.code[0]) {  // code as written, not typeset: its _ and ** are not subscripts; long, set smaller
         int code_px = gfx_px_to_fit(g, vs->opt.code, r.formula.w - 2 * pad, 18, 14);
-        gfx_text_fit(g, r.formula.x + pad, r.formula.y + pad / 2 + 2 * lh, r.formula.w - 2 * pad, vs->opt.code, code_px, th->accent, GFX_LEFT);
+        gfx_text_wrap(g, r.formula.x + pad, r.formula.y + pad / 2 + 2 * lh, r.formula.w - 2 * pad, vs->opt.code, code_px, th->accent, true);
     }
 }
