@@ -103,7 +103,7 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
         // an experiment is named on every page, so that no picture of it passes
         // for the real model: in full, or shorter when the title would lose its name
         char mark[320], shortest[512];
-        view_step_name_shortest(vs->trace, s, lang, shortest, sizeof shortest);
+        view_step_name_at(vs->trace, s, lang, 0, shortest, sizeof shortest);
         int room = SDL_min(title.w / 2, title.w - pad - gfx_text_width(g, shortest, gfx_px(g, 16)));
         for (int brief = 0; brief < 2; brief++) {
             experiment_mark(o, lang, brief, mark, sizeof mark);
@@ -120,23 +120,30 @@ void lay_draw_page(Gfx *g, SDL_Rect area, const ViewState *vs, const SDL_Rect *v
     // a long name is set smaller before it is cut, down to the text's size; the id goes first
     big = gfx_px_to_fit(g, line, title.w, 24, 16);
     // still too long: the token being produced goes first (the chips row and the map say it too)
-    if (gfx_text_width(g, line, big) > title.w) view_step_name_short(vs->trace, s, lang, line, sizeof line);
-    if (gfx_text_width(g, line, big) > title.w) view_step_name_shortest(vs->trace, s, lang, line, sizeof line);
-    // and smaller still, down to the smallest text, before it is cut
+    for (int detail = 1; detail >= 0 && gfx_text_width(g, line, big) > title.w; detail--) view_step_name_at(vs->trace, s, lang, detail, line, sizeof line);
+    // and smaller still, down to the smallest text, then without the head (its chip is lit), before it is cut
     if (gfx_text_width(g, line, big) > title.w) big = gfx_px_to_fit(g, line, title.w, 16, 14);
+    if (gfx_text_width(g, line, big) > title.w) view_step_name_at(vs->trace, s, lang, -1, line, sizeof line);
     bool with_id = gfx_text_width(g, line, big) + id_w <= title.w;
     int drawn = gfx_text_fit(g, title.x, title.y, with_id ? title.w - id_w : title.w, line, big, th->text, GFX_LEFT);
     int big_lh = gfx_line_height(g, big), small_lh = gfx_line_height(g, small);
     if (with_id) gfx_text(g, title.x + drawn + 2 * pad, title.y + big_lh - small_lh - (big_lh - small_lh) / 6, id, small, th->text_dim, GFX_LEFT);
-    gfx_clip(g, &r.view);
-    view_draw(g, view ? *view : r.view, vs);
-    gfx_clip(g, NULL);
+    // a lesson's table with no room for its numbers (a narrow window) takes the
+    // view's place too: the lesson is about the table, and a number is never cut
+    bool zoomed = view && (view->w > r.view.w || view->h > r.view.h);
+    if (vs->opt.table.rows > 0 && !zoomed && view_table_least_width(g, vs) > r.given.w) {
+        view_table(g, (SDL_Rect){r.view.x, r.given.y, r.given.x + r.given.w - r.view.x, r.given.h}, vs);
+        r.given.w = 0;
+    } else {
+        gfx_clip(g, &r.view);
+        view_draw(g, view ? *view : r.view, vs);
+        gfx_clip(g, NULL);
+    }
     if (r.given.w > 0) {
         gfx_fill(g, (SDL_Rect){r.given.x - pad, r.given.y, 1, r.given.h}, th->panel_edge);  // apart from the model's own
         // zoomed, the given matrix grows with the view and pans with it: its text
         // grows either way, and in its own place its cells would shrink
         SDL_Rect given = r.given;
-        bool zoomed = view && (view->w > r.view.w || view->h > r.view.h);
         if (zoomed) {
             int gw = r.given.w * view->w / SDL_max(1, r.view.w), gh = r.given.h * view->h / SDL_max(1, r.view.h);
             float fx = view->w > r.view.w ? (float)(r.view.x - view->x) / (float)(view->w - r.view.w) : 0.0f;

@@ -87,12 +87,12 @@ int view_last_dstep(const Trace *t) {
     return last;
 }
 
-// detail 2: the whole name; 1: without the token being produced; 0: without the decoding step either
-static const char *step_name(const Trace *t, const Step *s, Lang lang, int detail, char *buf, size_t size) {
+const char *view_step_name_at(const Trace *t, const Step *s, Lang lang, int detail, char *buf, size_t size) {
     const char *sep = lang == LANG_ZH_TW ? "\xE3\x83\xBB" : " \xC2\xB7 ";  // ・ or ·
     char part[96];
     stage_human_name(s->stage, s->layer, view_stage_lang(lang), buf, size);
     size_t n = strlen(buf);
+    if (detail < 0) return buf;
     if (s->head && n < size) {
         snprintf(part, sizeof part, i18n(lang, S_HEAD), s->head);
         n += (size_t)snprintf(buf + n, size - n, "%s%s", sep, part);
@@ -112,14 +112,8 @@ static const char *step_name(const Trace *t, const Step *s, Lang lang, int detai
     return buf;
 }
 
-const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) { return step_name(t, s, lang, 2, buf, size); }
-
-const char *view_step_name_short(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {
-    return step_name(t, s, lang, 1, buf, size);
-}
-
-const char *view_step_name_shortest(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {
-    return step_name(t, s, lang, 0, buf, size);
+const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {
+    return view_step_name_at(t, s, lang, 2, buf, size);
 }
 
 const char *view_step_place(const Trace *t, const Step *s, Lang lang, char *buf, size_t size) {

@@ -75,15 +75,17 @@ typedef struct {
 void view_given(Gfx *g, SDL_Rect area, const ViewState *vs);
 // The lesson's table (vs->opt.table) with its title, in area, in the view's language.
 void view_table(Gfx *g, SDL_Rect area, const ViewState *vs);
+// The narrowest the table can be with nothing cut (its cells wrapped).
+int view_table_least_width(Gfx *g, const ViewState *vs);
 
 // The human name of step s in lang, from the stage table: "Decoder layer 2 ·
 // cross-attention · weights · head 1 · step 3, producing 在" (「解碼器第 2 層・
 // 交叉注意力・權重・第 1 頭・第 3 步，產生「在」」). Returns buf.
 const char *view_step_name(const Trace *t, const Step *s, Lang lang, char *buf, size_t size);
-// The same without the token being produced, for a title with no room for it.
-const char *view_step_name_short(const Trace *t, const Step *s, Lang lang, char *buf, size_t size);
-// Shorter still: without the decoding step (the chips row and the timeline say it).
-const char *view_step_name_shortest(const Trace *t, const Step *s, Lang lang, char *buf, size_t size);
+// The same in less detail, for a title with no room: detail 2 is all of it,
+// 1 without the token being produced, 0 without the decoding step either (the
+// chips row and the timeline say them), -1 without the head (its chip says it).
+const char *view_step_name_at(const Trace *t, const Step *s, Lang lang, int detail, char *buf, size_t size);
 // The token decoding step d produced, or NULL (teacher forcing; beam search
 // until its end).
 const char *view_produced_at(const Trace *t, int d);

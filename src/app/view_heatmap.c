@@ -442,6 +442,30 @@ void view_given(Gfx *g, SDL_Rect area, const ViewState *vs) {
     heat_draw(g, (SDL_Rect){area.x, area.y + top, area.w, area.h - top}, &own, &s, NULL, true, false, NULL);
 }
 
+// Each column's width for its widest cell (w) and for its longest unbreakable
+// part (least); returns the sum of w, and the sum of least in *least_total.
+static int table_widths(Gfx *g, const ViewState *vs, int *w, int *least, int *least_total) {
+    const ViewTable *tb = &vs->opt.table;
+    int lang = vs->lang == LANG_ZH_TW ? 1 : 0, px = view_small_px(vs), pad = gfx_px(g, 8), total = 0;
+    *least_total = 0;
+    for (int c = 0; c < tb->cols; c++) {
+        w[c] = least[c] = 0;
+        for (int r = 0; r < tb->rows; r++) {
+            w[c] = SDL_max(w[c], gfx_text_width(g, tb->cells[lang][r][c], px) + 2 * pad);
+            least[c] = SDL_max(least[c], gfx_text_widest_unit(g, tb->cells[lang][r][c], px) + 2 * pad);
+        }
+        total += w[c];
+        *least_total += least[c];
+    }
+    return total;
+}
+
+int view_table_least_width(Gfx *g, const ViewState *vs) {
+    int w[VIEW_TABLE_COLS], least[VIEW_TABLE_COLS], least_total;
+    table_widths(g, vs, w, least, &least_total);
+    return least_total;
+}
+
 void view_table(Gfx *g, SDL_Rect area, const ViewState *vs) {
     const ViewTable *tb = &vs->opt.table;
     const Theme *t = vs->theme;
@@ -451,14 +475,7 @@ void view_table(Gfx *g, SDL_Rect area, const ViewState *vs) {
     // columns as wide as their widest cell; when the table is wider than the
     // area the widest column gives up room first, its cells wrapping, but
     // never below its longest unbreakable part
-    int w[VIEW_TABLE_COLS] = {0}, least[VIEW_TABLE_COLS] = {0}, total = 0;
-    for (int c = 0; c < tb->cols; c++) {
-        for (int r = 0; r < tb->rows; r++) {
-            w[c] = SDL_max(w[c], gfx_text_width(g, tb->cells[lang][r][c], px) + 2 * pad);
-            least[c] = SDL_max(least[c], gfx_text_widest_unit(g, tb->cells[lang][r][c], px) + 2 * pad);
-        }
-        total += w[c];
-    }
+    int w[VIEW_TABLE_COLS], least[VIEW_TABLE_COLS], least_total, total = table_widths(g, vs, w, least, &least_total);
     for (int guard = 0; total > area.w && guard < 64; guard++) {
         int widest = -1, second = 0;
         for (int c = 0; c < tb->cols; c++)
