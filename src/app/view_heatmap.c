@@ -258,7 +258,8 @@ static void draw_some_col_labels(Gfx *g, const HeatLayout *L, const ViewState *v
         bool named = c == vs->hover_col;
         for (int k = 0; k < vs->opt.n_highlight && !named; k++) named = vs->opt.highlight[k].col - 1 == c;
         for (int k = 0; k < n_best && !named; k++) named = best[k] == c;
-        if (!named) continue;
+        // only some are named, so one with no room in the band is left out rather than cut
+        if (!named || gfx_text_width(g, s->col_labels[c], L->small_px) > L->col_label_up - leader) continue;
         Color col = c == vs->hover_col ? t->hover : t->text_dim;
         gfx_text_up(g, x - lh / 2, bottom - leader, L->col_label_up - leader, s->col_labels[c], L->small_px, col);
         gfx_line(g, (float)x, (float)(bottom - leader / 2), (float)cx, (float)bottom, 1.0f, col);
