@@ -282,22 +282,22 @@ uint64_t cli_seed(const CliArgs *a) {
     return seed;
 }
 
+void cli_take_all(const CliArgs *a, const CliTake *t, size_t n) {
+    for (size_t i = 0; i < n; i++) cli_take(a, t[i].name, t[i].dest);
+}
+
 DecodeOptions cli_decode_options(const CliArgs *a) {
     DecodeOptions d = {.seed = cli_seed(a)};
-    cli_take(a, "--decode", &d.mode);
-    cli_take(a, "--beam", &d.beam_width);
-    cli_take(a, "--top-k", &d.top_k);
-    cli_take(a, "--top", &d.show_top);
-    cli_take(a, "--max-steps", &d.max_steps);
-    cli_take(a, "--pad-to", &d.pad_to);
-    cli_take(a, "--allow-special", &d.allow_special);
-    cli_take(a, "--temperature", &d.temperature);
-    cli_take(a, "--top-p", &d.top_p);
-    cli_take(a, "--no-look-ahead-mask", &d.no_look_ahead_mask);
-    cli_take(a, "--stages", &d.stages);
-    cli_take(a, "--memory-limit", &d.memory_limit);
-    cli_take(a, "--ablate", &d.ablate);
-    cli_take(a, "--each-head", &d.each_head);
+    const CliTake takes[] = {
+        // the strategy
+        {"--decode", &d.mode}, {"--beam", &d.beam_width}, {"--temperature", &d.temperature}, {"--top-k", &d.top_k},
+        {"--top-p", &d.top_p}, {"--max-steps", &d.max_steps}, {"--allow-special", &d.allow_special},
+        // what is recorded, and in how much memory
+        {"--top", &d.show_top}, {"--stages", &d.stages}, {"--memory-limit", &d.memory_limit},
+        // the input as a batch would hold it, and the experiments
+        {"--pad-to", &d.pad_to}, {"--no-look-ahead-mask", &d.no_look_ahead_mask}, {"--ablate", &d.ablate}, {"--each-head", &d.each_head},
+    };
+    cli_take_all(a, takes, sizeof takes / sizeof *takes);
     return d;
 }
 

@@ -41,6 +41,12 @@ void cli_args_deinit(CliArgs *a);
 // --decode, int[2] for --supervise-head, size_t for --memory-limit, Ablation for --ablate); the last given wins. Returns
 // whether it was given; dest is left as it was if not.
 bool cli_take(const CliArgs *a, const char *name, void *dest);
+// cli_take for each of n options, a table of names and where each goes.
+typedef struct {
+    const char *name;
+    void *dest;
+} CliTake;
+void cli_take_all(const CliArgs *a, const CliTake *t, size_t n);
 // The decoding options (--decode, --beam, --temperature, --top-k, --top-p,
 // --seed, --max-steps, --top, --pad-to, --no-look-ahead-mask, --ablate, --each-head)
 // and what a trace records (--stages, --memory-limit) over the defaults.

@@ -469,23 +469,17 @@ int cmd_train(const CliArgs *cl) {
                    .tc = {.lr = 2e-3f, .warmup = 200, .beta1 = 0.9f, .beta2 = 0.98f, .adam_eps = 1e-9f, .label_smoothing = 0.1f,
                           .clip_norm = 1.0f, .align_weight = 1.0f, .threads = 2}};
     int layer_head[2];
-    cli_take(cl, "--train", &a.train);
-    cli_take(cl, "--valid", &a.valid);
-    cli_take(cl, "--out", &a.out);
-    cli_take(cl, "--resume", &a.resume);
-    cli_take(cl, "--name", &a.name);
-    cli_take(cl, "--steps", &a.steps);
-    cli_take(cl, "--batch", &a.batch);
-    cli_take(cl, "--checkpoint-every", &a.checkpoint_every);
-    cli_take(cl, "--snapshots", &a.snapshots);
-    cli_take(cl, "--eval-every", &a.eval_every);
-    cli_take(cl, "--skip-bad", &a.skip_bad);
-    cli_take(cl, "--warmup", &a.tc.warmup);
-    cli_take(cl, "--threads", &a.tc.threads);
-    cli_take(cl, "--lr", &a.tc.lr);
-    cli_take(cl, "--label-smoothing", &a.tc.label_smoothing);
-    cli_take(cl, "--clip", &a.tc.clip_norm);
-    cli_take(cl, "--align-weight", &a.tc.align_weight);
+    const CliTake takes[] = {
+        // the files
+        {"--train", &a.train}, {"--valid", &a.valid}, {"--out", &a.out}, {"--resume", &a.resume}, {"--name", &a.name},
+        // the schedule
+        {"--steps", &a.steps}, {"--batch", &a.batch}, {"--checkpoint-every", &a.checkpoint_every}, {"--snapshots", &a.snapshots},
+        {"--eval-every", &a.eval_every}, {"--skip-bad", &a.skip_bad},
+        // the optimiser and the loss
+        {"--warmup", &a.tc.warmup}, {"--threads", &a.tc.threads}, {"--lr", &a.tc.lr}, {"--label-smoothing", &a.tc.label_smoothing},
+        {"--clip", &a.tc.clip_norm}, {"--align-weight", &a.tc.align_weight},
+    };
+    cli_take_all(cl, takes, sizeof takes / sizeof *takes);
     if (cli_take(cl, "--supervise-head", layer_head)) a.tc.align_layer = layer_head[0], a.tc.align_head = layer_head[1];
     if (!a.train || !a.out) return cli_usage_error("%s needs --train FILE and --out FILE", "train");
     if (a.resume && a.snapshots)  // its first snapshot would be the checkpoint, not the untrained start
