@@ -63,8 +63,16 @@ typedef enum { OF_VALUES, OF_LABELS, OF_STRING } CacheOf;
 
 // The text of n values (floats) or n labels (strings) at key, or of the one
 // string key (a kind, a formula: the same few pointers on every step), valid
-// until the next call; NULL when memory ran out. need: the most bytes the text can take.
-static const char *cached_text(TextCache *c, const void *key, int n, CacheOf of, size_t need, size_t *len) {
+// until the next call; NULL when memory ran out. need: the most bytes the text
+// can take. keep false: text no later step shows again is not kept (NULL
+// unless it was): the cache's pages were half of a trace's page faults.
+static const char *cached_text(TextCache *c, const void *key, int n, CacheOf of, size_t need, bool keep, size_t *len) {
+    if (!keep) {
+        CachedText *e = c->off || !c->cap ? NULL : cache_slot(c->slots, c->cap, key);
+        if (!e || !e->key || e->n != n) return NULL;
+        *len = e->len;
+        return c->text + e->at;
+    }
     if (c->off || !cache_room(c, need)) {
         c->off = true;
         return NULL;
@@ -169,21 +177,22 @@ static size_t labels_bytes(const char *const *labels, int n) {
 // A string that steps share (a kind, a formula, a symbolic axis), quoted once.
 static void out_shared_string(Out *o, const char *s, TextCache *cache) {
     size_t len;
-    const char *text = cache ? cached_text(cache, s, 1, OF_STRING, 6 * strlen(s) + 2, &len) : NULL;
+    const char *text = cache ? cached_text(cache, s, 1, OF_STRING, 6 * strlen(s) + 2, true, &len) : NULL;
     if (text) out_bytes(o, text, len);
     else out_string(o, s);
 }
 
 // A step's values: the numbers are most of a trace's JSON.
-static void write_values(Out *o, const Step *s, TextCache *cache) {
+// keep: a later step shows these rows again (it extends them in place).
+static void write_values(Out *o, const Step *s, TextCache *cache, bool keep) {
     out_bytes(o, "[", 1);
     for (int r = 0; r < s->rows; r++) {
         const float *row = trace_row(s, r);
         size_t n;
-        const char *text = cached_text(cache, row, s->cols, OF_VALUES, (size_t)s->cols * (JSON_FLOAT_MAX + 1) + 1, &n);
+        const char *text = cached_text(cache, row, s->cols, OF_VALUES, (size_t)s->cols * (JSON_FLOAT_MAX + 1) + 1, keep, &n);
         out_bytes(o, r ? ",[" : "[", r ? 2 : 1);
         if (text) out_bytes(o, text, n);
-        else  // memory ran out for the cache: formatted as they come
+        else  // not kept, or memory ran out for the cache: formatted as they come
             for (int k = 0; k < s->cols; k++) {
                 char *p = out_room(o, JSON_FLOAT_MAX + 1);
                 if (k) *p++ = ',', o->len++;
@@ -200,7 +209,7 @@ static void write_labels(Out *o, const char *const *labels, int n, TextCache *ca
         return;
     }
     size_t len;
-    const char *text = cache ? cached_text(cache, labels, n, OF_LABELS, labels_bytes(labels, n), &len) : NULL;
+    const char *text = cache ? cached_text(cache, labels, n, OF_LABELS, labels_bytes(labels, n), true, &len) : NULL;
     out_bytes(o, "[", 1);
     if (text) out_bytes(o, text, len);
     else
@@ -335,6 +344,10 @@ static int write_json(const Trace *t, FILE *fp, const char *src_text, const int 
     Out out = {fp, malloc(1 << 16), 0, 1 << 16}, *o = &out;
     if (!out.buf) return -1;
     TextCache cache = {0};
+    // the steps a later one extends in place: only their rows are seen again (NULL: keep every row)
+    bool *extended = calloc((size_t)t->n_steps + 1, sizeof *extended);
+    for (int i = 0; extended && i < t->n_steps; i++)
+        if (t->shares[i] >= 0) extended[t->shares[i]] = true;
     for (int i = 0; i < t->n_steps; i++) {
         const Step *s = &t->steps[i];
         out_text(o, i ? ",\n{\"index\":" : "{\"index\":");
@@ -348,11 +361,12 @@ static int write_json(const Trace *t, FILE *fp, const char *src_text, const int 
             continue;
         }
         out_text(o, ",\"values\":");
-        write_values(o, s, &cache);
+        write_values(o, s, &cache, !extended || extended[i]);
         out_bytes(o, "}", 1);
     }
     out_flush(o);
     free(out.buf);
+    free(extended);
     cache_deinit(&cache);
     fputs("\n]}\n", fp);
     return ferror(fp) ? -1 : 0;
