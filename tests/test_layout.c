@@ -197,8 +197,8 @@ static void test_explore(void **state) {
             go_to(a, others[i].stage, others[i].head, others[i].dstep);
             if (others[i].key) key(a, others[i].key, KMOD_NONE);
             char name[160];
-            snprintf(name, sizeof name, "explore-%dx%d-%s-mode%d%s%c", w, h, others[i].stage, (int)others[i].mode, others[i].key ? "-" : "",
-                     others[i].key ? (char)others[i].key : ' ');
+            char key_name[3] = {others[i].key ? '-' : '\0', (char)others[i].key, '\0'};
+            snprintf(name, sizeof name, "explore-%dx%d-%s-mode%d%s", w, h, others[i].stage, (int)others[i].mode, key_name);
             check_frame(a, g, name, 0, &p);
             app_free(a);
             gfx_free(g);
