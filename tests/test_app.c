@@ -162,6 +162,38 @@ static void test_hover_names_the_cell(void **state) {
 
 // Formulas: "_" lowers the letters after it, smaller, and leaves no
 // underscore; "ᵀ" and "^(…)" raise theirs; a formula too wide is cut.
+// The lines gfx_text_wrap draws for text in width w, into lines (at most 8), their count returned.
+static int wrapped_lines(Gfx *g, const char *text, int w, char lines[8][48]) {
+    GfxTextMark marks[8];
+    int n = 0;
+    gfx_record_text(g, marks, 8, &n);
+    gfx_text_wrap(g, 0, 0, w, text, 18, 0xFF000000u, true);
+    gfx_record_text(g, NULL, 0, NULL);
+    for (int i = 0; i < n; i++) snprintf(lines[i], sizeof lines[i], "%s", marks[i].text);
+    return n;
+}
+
+// Where a line may break: between Chinese characters but not inside a short
+// word set off by spaces (自然), not around a sign between a formula's terms
+// (6 × 64), but around one between words; and the narrowest width that wraps
+// without cutting is the widest of those units.
+static void test_wrap_keeps_words(void **state) {
+    Gfx *g = ((Fixture *)*state)->g;
+    char lines[8][48];
+    int w = gfx_text_width(g, "\xE6\x88\x91 \xE6\x84\x9B \xE8\x87\xAA", 18);  // 我 愛 自: the word 自然 does not fit after them
+    int n = wrapped_lines(g, "\xE6\x88\x91 \xE6\x84\x9B \xE8\x87\xAA\xE7\x84\xB6 \xE8\xAA\x9E\xE8\xA8\x80", w, lines);  // 我 愛 自然 語言
+    for (int i = 0; i < n; i++)
+        if (strstr(lines[i], "\xE8\x87\xAA") && !strstr(lines[i], "\xE8\x87\xAA\xE7\x84\xB6")) fail_msg("line %d, \"%s\": 自然 broken", i + 1, lines[i]);
+    n = wrapped_lines(g, "rows 6 \xC3\x97 64 here", gfx_text_width(g, "rows 6 \xC3\x97", 18), lines);  // rows 6 × 64 here
+    for (int i = 0; i < n; i++)
+        if (strstr(lines[i], "6 \xC3\x97") && !strstr(lines[i], "6 \xC3\x97 64")) fail_msg("line %d, \"%s\": 6 × 64 broken", i + 1, lines[i]);
+    n = wrapped_lines(g, "Look-ahead + padding mask", gfx_text_width(g, "Look-ahead + pad", 18), lines);
+    if (n < 2) fail_msg("\"Look-ahead + padding mask\" narrower than it: expected: two lines or more, got: %d", n);
+    for (int i = 0; i < n; i++)
+        if (strstr(lines[i], "\xE2\x80\xA6")) fail_msg("line %d, \"%s\": cut short", i + 1, lines[i]);  // no "…"
+    expect_int("widest unit", gfx_text_widest_unit(g, "2 \xC2\xB7 d \xC2\xB7 d_ff + d_ff + d", 18), gfx_text_width(g, "d_ff + d_ff + d", 18));
+}
+
 static void test_math_typesets(void **state) {
     Gfx *g = ((Fixture *)*state)->g;
     int px = 18;
@@ -832,6 +864,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_timeline_click_and_drag, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hover_names_the_cell, setup, teardown),
         cmocka_unit_test_setup_teardown(test_math_typesets, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wrap_keeps_words, setup, teardown),
         cmocka_unit_test_setup_teardown(test_view_switch_buttons, setup, teardown),
         cmocka_unit_test_setup_teardown(test_base_scale_and_zoom, setup, teardown),
         cmocka_unit_test_setup_teardown(test_help_and_play_buttons, setup, teardown),

@@ -234,6 +234,9 @@ static void test_lessons(void **state) {
                 snprintf(name, sizeof name, "lesson-%dx%d-%s-%02d", w, h, strrchr(files[f], '/') + 1, s + 1);
                 int cell_min = w == 1920 && h == 1080 && small_heatmap(a) && !app_view(a)->heads_grid ? 32 : 0;
                 check_frame(a, g, name, cell_min, &p);
+                // the narration's column (the map's strip tops it) leaves the view at least 62% of the width
+                SDL_Rect strip = app_map_rect(a);
+                if (strip.w > 0 && strip.x < w * 62 / 100) problem(&p, "%s: the narration starts at x %d: expected: at %d or right of it", name, strip.x, w * 62 / 100);
             }
             app_free(a);
             gfx_free(g);
