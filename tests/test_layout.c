@@ -237,6 +237,12 @@ static void test_lessons(void **state) {
                 // the narration's column (the map's strip tops it) leaves the view at least 62% of the width
                 SDL_Rect strip = app_map_rect(a);
                 if (strip.w > 0 && strip.x < w * 62 / 100) problem(&p, "%s: the narration starts at x %d: expected: at %d or right of it", name, strip.x, w * 62 / 100);
+                // a question's answer, revealed, is held to the same
+                key(a, SDLK_RETURN, KMOD_NONE);
+                if (lm_revealed(lm)) {
+                    strncat(name, "-revealed", sizeof name - strlen(name) - 1);
+                    check_frame(a, g, name, 0, &p);
+                }
             }
             app_free(a);
             gfx_free(g);

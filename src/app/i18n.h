@@ -156,6 +156,7 @@ typedef enum {
     S_L_KEYS,
     S_L_NARRATION,      // the folded narration strip's label
     S_L_SCROLL_MORE,    // the narration goes on below
+    S_L_SCROLL_ABOVE,   // and it began above (scrolled down, to a revealed answer)
     S_L_EXPLORING,
     S_L_PROBLEMS,
     S_L_PROBLEMS_HINT,

@@ -662,14 +662,23 @@ void lm_draw_panel(LessonMode *lm, Gfx *g, SDL_Rect area, const Theme *th, Lang 
         lm->scroll_max = total - body.h;
     }
     lm->scroll = SDL_max(0, SDL_min(lm->scroll, lm->scroll_max));
+    // the clip reaches a little above the first line, into the gap over it: a
+    // raised exponent on that line (e to the −∞) is whole, not dropped
+    int raise = SDL_min(px / 2, pad - 1), text_y = y;
+    if (lm->scroll > 0) {  // scrolled down (to a revealed answer): a line over the text says it began above
+        gfx_text_fit(g, x, y, w, i18n(lang, S_L_SCROLL_ABOVE), small, th->accent, GFX_LEFT);
+        body.y += slh + raise;
+        body.h -= slh + raise;
+        text_y += slh + raise;
+        bool at_end = lm->scroll >= lm->scroll_max;  // a revealed answer stays wholly in view
+        lm->scroll_max = total - body.h;
+        lm->scroll = at_end ? lm->scroll_max : SDL_min(lm->scroll, lm->scroll_max);
+    }
     if (body.h > 0) {
-        // the clip reaches a little above the first line, into the gap under the
-        // progress bar: a raised exponent on that line (e to the −∞) is whole, not dropped
-        int raise = SDL_min(px / 2, pad - 1);
         SDL_Rect clip = {body.x, body.y - raise, body.w, body.h + raise};
         gfx_clip(g, &clip);
         gfx_clip_whole_text(g, true);  // no half lines at the edges
-        draw_body(lm, g, x, y - lm->scroll, w, th, lang, px, true);
+        draw_body(lm, g, x, text_y - lm->scroll, w, th, lang, px, true);
         gfx_clip_whole_text(g, false);
     }
     gfx_clip(g, &area);
