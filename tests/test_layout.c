@@ -128,30 +128,22 @@ static void report(const Problems *p) {
     fail_msg("%d problems, the first %d:%s", p->total, p->n, all);
 }
 
-// An App on a w × h canvas at the type size a screen that tall gets, with a lesson open or NULL.
-static App *open_app(Gfx **g, int w, int h, const char *lesson) {
+// An App on a w × h canvas at the type size a screen that tall gets, with a
+// lesson open or NULL, decoding as d says (DECODE_TEACHER: teacher forcing on TARGET).
+static App *open_app_decoding(Gfx **g, int w, int h, const char *lesson, DecodeOptions d) {
     Error err;
     *g = gfx_new(w, h, font, &err);
     if (!*g) fail_msg("gfx_new: %s", err.msg);
+    bool teacher = d.mode == DECODE_TEACHER;  // a target given is what makes it teacher forcing
+    if (teacher) d.mode = DECODE_GREEDY;
     AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE, .scale = window_display_fit(h), .lesson = lesson,
-                    .models_dir = TT_TEST_DATA "/../../assets/models"};
+                    .models_dir = TT_TEST_DATA "/../../assets/models", .decode = d, .target = teacher ? TARGET : NULL};
     App *a = app_new(&o, *g, &err);
     if (!a) fail_msg("app_new: %s", err.msg);
     return a;
 }
 
-// The same, decoding another way: beam search, sampling (T 2), or teacher forcing on TARGET.
-static App *open_app_decoding(Gfx **g, int w, int h, DecodeMode mode) {
-    Error err;
-    *g = gfx_new(w, h, font, &err);
-    if (!*g) fail_msg("gfx_new: %s", err.msg);
-    AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE, .scale = window_display_fit(h), .models_dir = TT_TEST_DATA "/../../assets/models",
-                    .decode = {.mode = mode == DECODE_TEACHER ? DECODE_GREEDY : mode, .temperature = 2.0f, .seed = 1},
-                    .target = mode == DECODE_TEACHER ? TARGET : NULL};
-    App *a = app_new(&o, *g, &err);
-    if (!a) fail_msg("app_new: %s", err.msg);
-    return a;
-}
+static App *open_app(Gfx **g, int w, int h, const char *lesson) { return open_app_decoding(g, w, h, lesson, (DecodeOptions){0}); }
 
 static bool small_heatmap(const App *a) {
     const Step *s = trace_step(app_trace(a), app_step(a));
@@ -193,7 +185,7 @@ static void test_explore(void **state) {
             {DECODE_GREEDY, "dec.L2.cross_attn.weights", 1, 5, SDLK_h},
         };
         for (size_t i = 0; i < sizeof others / sizeof *others; i++) {
-            a = open_app_decoding(&g, w, h, others[i].mode);
+            a = open_app_decoding(&g, w, h, NULL, (DecodeOptions){.mode = others[i].mode, .temperature = 2.0f, .seed = 1});  // sampling at T 2
             go_to(a, others[i].stage, others[i].head, others[i].dstep);
             if (others[i].key) key(a, others[i].key, KMOD_NONE);
             char name[160];
@@ -419,17 +411,8 @@ static void test_goldens_at_four_sizes(void **state) {
     int failed = 0;
     for (size_t z = 0; z < sizeof four / sizeof *four; z++)
         for (size_t i = 0; i < sizeof shots / sizeof *shots; i++) {
-            Error err;
-            Gfx *g = gfx_new(four[z][0], four[z][1], font, &err);
-            if (!g) fail_msg("gfx_new: %s", err.msg);
-            AppOptions o = {.model_path = MODEL_PATH, .src = SENTENCE, .scale = window_display_fit(four[z][1]), .lesson = shots[i].lesson,
-                            .models_dir = TT_TEST_DATA "/../../assets/models", .decode = {.mode = shots[i].mode}};
-            if (shots[i].mode == DECODE_TEACHER) {  // a target given is what makes it teacher forcing
-                o.decode.mode = DECODE_GREEDY;
-                o.target = TARGET;
-            }
-            App *a = app_new(&o, g, &err);
-            if (!a) fail_msg("app_new: %s", err.msg);
+            Gfx *g;
+            App *a = open_app_decoding(&g, four[z][0], four[z][1], shots[i].lesson, (DecodeOptions){.mode = shots[i].mode});
             if (shots[i].lesson) lm_go(app_lessons(a), a, shots[i].lesson_step);
             else go_to(a, shots[i].stage, shots[i].head, shots[i].dstep);
             for (const char *k = shots[i].keys; *k; k++) key(a, (SDL_Keycode)*k, KMOD_NONE);  // SDL's codes for letters are the letters
