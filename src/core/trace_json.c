@@ -332,7 +332,9 @@ void trace_json_step_about(FILE *fp, const Step *s) {
 
 // in_last: per step, the last step of the steps sharing its rows (itself when
 // none does): a step before it writes no values of its own. NULL: each its own.
-static int write_json(const Trace *t, FILE *fp, const char *src_text, const int *in_last, const TraceJsonMore *more) {
+// later: per step, the next step that extends its rows in place, or -1 (NULL:
+// not known, every row's text is kept for a later step).
+static int write_json(const Trace *t, FILE *fp, const char *src_text, const int *in_last, const int *later, const TraceJsonMore *more) {
     fputs("{\"format\":\"transformer-tracer-trace/1\",", fp);
     if (in_last) fputs("\"shared_rows\":true,", fp);
     trace_json_about(t, fp, src_text);
@@ -344,10 +346,6 @@ static int write_json(const Trace *t, FILE *fp, const char *src_text, const int 
     Out out = {fp, malloc(1 << 16), 0, 1 << 16}, *o = &out;
     if (!out.buf) return -1;
     TextCache cache = {0};
-    // the steps a later one extends in place: only their rows are seen again (NULL: keep every row)
-    bool *extended = calloc((size_t)t->n_steps + 1, sizeof *extended);
-    for (int i = 0; extended && i < t->n_steps; i++)
-        if (t->shares[i] >= 0) extended[t->shares[i]] = true;
     for (int i = 0; i < t->n_steps; i++) {
         const Step *s = &t->steps[i];
         out_text(o, i ? ",\n{\"index\":" : "{\"index\":");
@@ -361,12 +359,11 @@ static int write_json(const Trace *t, FILE *fp, const char *src_text, const int 
             continue;
         }
         out_text(o, ",\"values\":");
-        write_values(o, s, &cache, !extended || extended[i]);
+        write_values(o, s, &cache, !later || later[i] >= 0);  // only rows a later step extends are seen again
         out_bytes(o, "}", 1);
     }
     out_flush(o);
     free(out.buf);
-    free(extended);
     cache_deinit(&cache);
     fputs("\n]}\n", fp);
     return ferror(fp) ? -1 : 0;
@@ -375,18 +372,19 @@ static int write_json(const Trace *t, FILE *fp, const char *src_text, const int 
 int trace_write_json(const Trace *t, FILE *fp, const char *src_text) { return trace_write_json_more(t, fp, src_text, false, NULL); }
 
 int trace_write_json_more(const Trace *t, FILE *fp, const char *src_text, bool shared, const TraceJsonMore *more) {
-    if (!shared) return write_json(t, fp, src_text, NULL, more);
-    int n = t->n_steps, *in_last = malloc(((size_t)n + 1) * sizeof *in_last), *later = malloc(((size_t)n + 1) * sizeof *later);
-    if (!in_last || !later) {
-        free(in_last);
-        free(later);
-        return -1;
-    }
-    for (int i = 0; i < n; i++) later[i] = -1;
-    for (int i = 0; i < n; i++)
+    int n = t->n_steps, *later = malloc(((size_t)n + 1) * sizeof *later), *in_last = NULL;
+    for (int i = 0; later && i < n; i++) later[i] = -1;
+    for (int i = 0; later && i < n; i++)
         if (t->shares[i] >= 0) later[t->shares[i]] = i;
-    for (int i = n - 1; i >= 0; i--) in_last[i] = later[i] >= 0 ? in_last[later[i]] : i;
-    int rc = write_json(t, fp, src_text, in_last, more);
+    if (shared) {
+        in_last = later ? malloc(((size_t)n + 1) * sizeof *in_last) : NULL;
+        if (!in_last) {
+            free(later);
+            return -1;
+        }
+        for (int i = n - 1; i >= 0; i--) in_last[i] = later[i] >= 0 ? in_last[later[i]] : i;
+    }
+    int rc = write_json(t, fp, src_text, in_last, later, more);
     free(in_last);
     free(later);
     return rc;
