@@ -197,11 +197,13 @@ void bars_draw_timeline(Gfx *g, const Layout *lay, const Theme *th, const Trace 
         char label[128];
         timeline_label(t, first, lang, label, sizeof label);
         // a layer too narrow for "Encoder layer 1" is "Layer 1", then "L1"
-        if (first->layer > 0 && !first->dstep && gfx_text_width(g, label, lay->small) + gfx_px(g, 8) > x1 - x0)
-            snprintf(label, sizeof label, i18n(lang, S_MAP_LAYER), first->layer);
-        if (first->layer > 0 && !first->dstep && gfx_text_width(g, label, lay->small) + gfx_px(g, 8) > x1 - x0)
-            snprintf(label, sizeof label, "L%d", first->layer);
-        if (gfx_text_width(g, label, lay->small) + gfx_px(g, 8) <= x1 - x0)
+        const char *shorter[] = {i18n(lang, S_MAP_LAYER), "L%d"};
+        bool fits = gfx_text_width(g, label, lay->small) + gfx_px(g, 8) <= x1 - x0;
+        for (int k = 0; k < 2 && !fits && first->layer > 0 && !first->dstep; k++) {
+            snprintf(label, sizeof label, shorter[k], first->layer);
+            fits = gfx_text_width(g, label, lay->small) + gfx_px(g, 8) <= x1 - x0;
+        }
+        if (fits)
             gfx_text(g, (x0 + x1) / 2, tl.y + (tl.h - gfx_line_height(g, lay->small)) / 2, label, lay->small,
                      theme_text_on(timeline_color(th, first, key)), GFX_CENTER);
         i = j;

@@ -34,16 +34,6 @@ long mdl_param_count(const Config *c) {
     return Vs * E + Vt * E + c->n_enc * enc + c->n_dec * dec + 4 * E + (c->tied ? 0 : Vt * E) + Vt;
 }
 
-static void set_param(Param *p, const char *name, float *data, int64_t d0, int64_t d1) {
-    size_t n = strlen(name) < sizeof p->name ? strlen(name) : sizeof p->name - 1;  // cut to fit, as snprintf did
-    memcpy(p->name, name, n);
-    p->name[n] = '\0';
-    p->ndim = d1 ? 2 : 1;
-    p->shape[0] = d0;
-    p->shape[1] = d1;
-    p->data = data;
-}
-
 // prefix then suffix in buf (NAME_BYTES), cut to fit: the names are built
 // with memcpy, not snprintf, which was a tenth of `translate` (a model is
 // loaded on every run)
@@ -56,6 +46,16 @@ static const char *join(char *buf, const char *prefix, const char *suffix) {
     memcpy(buf + a, suffix, b);
     buf[a + b] = '\0';
     return buf;
+}
+
+_Static_assert(sizeof ((Param *)0)->name == NAME_BYTES, "Param.name holds what join() writes");
+
+static void set_param(Param *p, const char *name, float *data, int64_t d0, int64_t d1) {
+    join(p->name, name, "");  // cut to fit, as snprintf did
+    p->ndim = d1 ? 2 : 1;
+    p->shape[0] = d0;
+    p->shape[1] = d1;
+    p->data = data;
 }
 
 static int attn_params(Param *ps, int n, const char *prefix, AttnWeights *a, int64_t E) {
