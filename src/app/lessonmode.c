@@ -29,6 +29,7 @@ struct LessonMode {
     bool show_problems;
     int step;
     bool revealed, exploring;
+    bool not_here;              // the step's question does not apply to this sentence (apply works it out)
     int chosen;                 // the class's choice, from 1; 0 = none yet
     char *own;                  // a sentence the teacher typed, or NULL for the lesson's own
     LesRun have;                // the settings of the trace on show
@@ -185,14 +186,14 @@ static bool question_not_for_this_sentence(const LessonMode *lm, const LesStep *
     return false;
 }
 
-bool lm_question_not_here(const LessonMode *lm) { return lm->l && question_not_for_this_sentence(lm, &lm->l->steps[lm->step]); }
+bool lm_question_not_here(const LessonMode *lm) { return lm->l && lm->not_here; }
 
 // Puts the current step on show: the lesson's model, a trace with the step's
 // settings (re-run only when they differ), its stage and its view.
 static void apply(LessonMode *lm, App *a) {
     const Lesson *l = lm->l;
     lm->why[0] = '\0';
-    lm->revealed = false;
+    lm->revealed = lm->not_here = false;
     lm->chosen = 0;
     lm->scroll = 0;
     LesRun r = les_run_for_step(l, lm->step, lm->own);
@@ -223,9 +224,10 @@ static void apply(LessonMode *lm, App *a) {
         lm->have_set = true;
     }
     const LesStep *s = &l->steps[lm->step];
+    lm->not_here = question_not_for_this_sentence(lm, s);  // once a step: drawing reads it several times a frame
     int idx = les_bind(l, lm->step, lm->host->trace(a), lm->why, sizeof lm->why);
     ViewOptions v = {.heads_grid = s->grid, .lines = s->lines, .no_side_by_side = s->alone, .no_gold = s->no_gold,
-                     .kv_cache = s->kv_cache, .hide_shape = s->ask[LES_EN] != NULL && !question_not_for_this_sentence(lm, s)};
+                     .kv_cache = s->kv_cache, .hide_shape = s->ask[LES_EN] != NULL && !lm->not_here};
     // the cells the narration points at are the lesson's sentence's: on another sentence, none
     for (int i = 0; i < s->n_cells && v.n_highlight < 16 && !lm->own; i++) {
         v.highlight[v.n_highlight].row = s->cells[i].row;
@@ -285,7 +287,7 @@ int lm_open(LessonMode *lm, App *a, const char *path) {
     lm->own = NULL;
     lm->have_set = false;
     lm->picker = false;
-    lm->exploring = false;
+    lm->exploring = lm->not_here = false;
     lm->quoted[0] = '\0';
     lm->l = les_load(path, &lm->problems);
     if (lm->l && !lm->problems.n) {
@@ -413,7 +415,7 @@ static void next(LessonMode *lm, App *a, int delta) {
 // Shows or hides the answer, and with it the shape line the question may be about.
 static void reveal(LessonMode *lm, App *a) {
     const LesStep *s = &lm->l->steps[lm->step];
-    if (!s->ask[LES_EN] || question_not_for_this_sentence(lm, s)) return;
+    if (!s->ask[LES_EN] || lm->not_here) return;
     lm->revealed = !lm->revealed;
     if (lm->revealed) lm->scroll = INT_MAX / 2;  // down to the answer (the panel keeps it in range)
     ViewOptions v = *lm->host->view(a);
@@ -471,7 +473,7 @@ bool lm_event(LessonMode *lm, App *a, const SDL_Event *e) {
             apply(lm, a);
             return true;
         default:
-            if (sym >= SDLK_1 && sym < SDLK_1 + s->n_choices && !lm->revealed && !question_not_for_this_sentence(lm, s)) {
+            if (sym >= SDLK_1 && sym < SDLK_1 + s->n_choices && !lm->revealed && !lm->not_here) {
                 lm->chosen = (int)(sym - SDLK_1) + 1;
                 return true;
             }
@@ -561,7 +563,7 @@ static int draw_body(LessonMode *lm, Gfx *g, int x, int y, int w, const Theme *t
     y += pad / 2;
     if (draw) gfx_text(g, x, y, i18n(lang, S_L_QUESTION), small, th->accent, GFX_LEFT);
     y += gfx_line_height(g, small);
-    bool not_here = question_not_for_this_sentence(lm, s);
+    bool not_here = lm->not_here;
     y += gfx_math_wrap(g, x, y, w, s->ask[li], px, not_here ? th->text_dim : th->text, draw) + pad / 2;
     if (not_here) {  // its answer is about the lesson's sentence: no choices, no answer to reveal
         y += gfx_text_wrap(g, x, y, w, i18n(lang, S_L_QUESTION_NOT_HERE), small, th->chosen, draw) + pad / 2;
