@@ -176,6 +176,31 @@ void bar_view_top_k(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
     draw_bars(g, area, vs, bars, n, "%.3f", 1.0f, true);
 }
 
+// The tokens chosen up to s's step, in rows across area from y at size px,
+// the last one lit; measured only when draw is false. Returns the height taken.
+static int choice_tokens(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s, int px, int y, bool draw) {
+    const Theme *t = vs->theme;
+    int pad = gfx_px(g, 10), lh = gfx_line_height(g, px), x = area.x, top = y;
+    y += 2 * pad;
+    for (int d = 1; d <= s->dstep; d++) {
+        int at = chosen_at(vs->trace, d);
+        if (at < 0) break;
+        const char *tok = voc_token(vs->model->tgt, at);
+        int w = gfx_text_width(g, tok, px) + 2 * pad;
+        if (x + w > area.x + area.w && x > area.x) {
+            x = area.x;
+            y += lh + 2 * pad;
+        }
+        bool now = d == s->dstep;
+        if (draw) {
+            gfx_fill(g, (SDL_Rect){x, y, w, lh + pad}, now ? t->chosen : t->panel_edge);
+            gfx_text(g, x + w / 2, y + pad / 2, tok, px, now ? t->accent_text : t->text, GFX_CENTER);
+        }
+        x += w + pad;
+    }
+    return y + lh + 2 * pad - top;
+}
+
 // The choice in words, then the output so far with the new token marked,
 // as large as the area holds.
 void bar_view_choice(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
@@ -191,36 +216,9 @@ void bar_view_choice(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) 
     else snprintf(buf, sizeof buf, i18n(vs->lang, S_V_CHOICE_GREEDY), (double)s->data[1]);
     y += gfx_text_wrap(g, area.x, y, area.w, buf, vs->font_px, t->text_dim, true);
     // the tokens: the largest size at which they fit the rest of the area, in rows
-    int pad = gfx_px(g, 10), px = vs->font_px * 5 / 2, lh = 0, rows = 0;
-    for (;; px = SDL_max(vs->font_px, px * 9 / 10)) {
-        lh = gfx_line_height(g, px);
-        int x = area.x;
-        rows = 1;
-        for (int d = 1; d <= s->dstep; d++) {
-            int at = chosen_at(vs->trace, d);
-            if (at < 0) break;
-            int w = gfx_text_width(g, voc_token(vs->model->tgt, at), px) + 2 * pad;
-            if (x + w > area.x + area.w && x > area.x) x = area.x, rows++;
-            x += w + pad;
-        }
-        if (y + 2 * pad + rows * (lh + 2 * pad) <= area.y + area.h || px <= vs->font_px) break;
-    }
-    int x = area.x;
-    y += 2 * pad;
-    for (int d = 1; d <= s->dstep; d++) {
-        int at = chosen_at(vs->trace, d);
-        if (at < 0) break;
-        const char *tok = voc_token(vs->model->tgt, at);
-        int w = gfx_text_width(g, tok, px) + 2 * pad;
-        if (x + w > area.x + area.w && x > area.x) {
-            x = area.x;
-            y += lh + 2 * pad;
-        }
-        bool now = d == s->dstep;
-        gfx_fill(g, (SDL_Rect){x, y, w, lh + pad}, now ? t->chosen : t->panel_edge);
-        gfx_text(g, x + w / 2, y + pad / 2, tok, px, now ? t->accent_text : t->text, GFX_CENTER);
-        x += w + pad;
-    }
+    int px = vs->font_px * 5 / 2;
+    while (px > vs->font_px && y + choice_tokens(g, area, vs, s, px, y, false) > area.y + area.h) px = SDL_max(vs->font_px, px * 9 / 10);
+    choice_tokens(g, area, vs, s, px, y, true);
 }
 
 void bar_view_loss(Gfx *g, SDL_Rect area, const ViewState *vs, const Step *s) {
