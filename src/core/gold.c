@@ -150,9 +150,10 @@ int *gold_word_counts(const char *model_path, const Vocab *v, int **next) {
     snprintf(path, sizeof path, "%s/%s", dir, split_names[0]);
     if (fio_read_all(path, CORPUS_MAX_FILE_BYTES, &text, &len, &err)) return NULL;
     int V = voc_size(v), *counts = calloc((size_t)V + 1, sizeof *counts);
+    // (V + 1) × V pairs: a vocabulary of tens of thousands may not have the
+    // memory, and then the counts alone still rank the suggestions
     int *pairs = next ? calloc((size_t)(V + 1) * (size_t)V, sizeof *pairs) : NULL;
-    if (!counts || (next && !pairs)) {
-        free(counts);
+    if (!counts) {
         free(pairs);
         free(text);
         return NULL;

@@ -32,7 +32,8 @@ const char *gold_file(const GoldAlignment *g);
 // voc_size(v), with prev = V for the start of a sentence: (V + 1) × V counts,
 // free() them too. A line without a tab counts nothing, a word not in v is
 // skipped (and the next word is counted as after nothing). Returns NULL when
-// the model has no corpus at hand, it cannot be read, or memory runs out.
+// the model has no corpus at hand, it cannot be read, or memory runs out
+// (*next alone is NULL when only the pairs' memory does).
 int *gold_word_counts(const char *model_path, const Vocab *v, int **next);
 
 #endif
