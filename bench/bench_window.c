@@ -29,7 +29,7 @@ static void present(SDL_Window *win, SDL_Renderer *r, SDL_Texture *tex, Gfx *g) 
         SDL_UpdateWindowSurface(win);
         return;
     }
-    SDL_Surface *s = gfx_surface(g);
+    const GfxPixels *s = gfx_pixels(g);
     SDL_UpdateTexture(tex, NULL, s->pixels, s->pitch);
     SDL_RenderClear(r);
     SDL_RenderCopy(r, tex, NULL, NULL);
@@ -67,7 +67,7 @@ int main(int argc, char **argv) {
     Error err;
     const char *font = gfx_find_font(&err);
     Gfx *g = font ? gfx_new(w, h, font, &err) : NULL;
-    if (g && screen && gfx_use_surface(g, screen)) {
+    if (g && screen && window_draw_on(g, screen)) {
         fprintf(stderr, "bench_window: the framebuffer's pixel format is not one the drawing writes\n");
         return 1;
     }

@@ -454,44 +454,43 @@ void cli_run_deinit(CliRun *r) {
     *r = (CliRun){0};
 }
 
-// ---- the module that draws --------------------------------------------------------
+// ---- the modules that draw -------------------------------------------------------
 
 #ifdef TT_APP_LINKED
 // A build with the app linked in (the web page's): nothing to load.
-extern const AppModule tt_app_module;
+extern const AppModule tt_app_module, tt_draw_module;
 const AppModule *cli_app_module(void) { return &tt_app_module; }
+const AppModule *cli_draw_module(void) { return &tt_draw_module; }
 #else
 // Beside the program in the build folder, then where installed: the same
 // place relative to the program (so a copy under another prefix or DESTDIR
 // works), then the configured path. Returns whether the file is there.
-static bool module_path(char *path, size_t size) {
+static bool module_path(const char *name, char *path, size_t size) {
     char dir[PATH_MAX - 256];
     if (exe_dir(dir, sizeof dir)) {
-        snprintf(path, size, "%s/" TT_APP_MODULE, dir);
+        snprintf(path, size, "%s/%s", dir, name);
         if (file_exists(path)) return true;
-        snprintf(path, size, "%s/" TT_APP_MODULE_FROM_BIN "/" TT_APP_MODULE, dir);
+        snprintf(path, size, "%s/" TT_APP_MODULE_FROM_BIN "/%s", dir, name);
         if (TT_APP_MODULE_FROM_BIN[0] && file_exists(path)) return true;
     }
-    snprintf(path, size, "%s", TT_APP_MODULE_DIR "/" TT_APP_MODULE);
+    snprintf(path, size, "%s/%s", TT_APP_MODULE_DIR, name);
     return file_exists(path);
 }
 
-const AppModule *cli_app_module(void) {
-    static const AppModule *module;
-    if (module) return module;
+static const AppModule *load_module(const char *name, const char *symbol, const char *what) {
     char path[PATH_MAX];
-    if (!module_path(path, sizeof path)) {
-        fprintf(stderr, "transformer-tracer: cannot find " TT_APP_MODULE ", which draws the window and exports, beside the program or in "
-                        TT_APP_MODULE_DIR " (install the program again)\n");
+    if (!module_path(name, path, sizeof path)) {
+        fprintf(stderr, "transformer-tracer: cannot find %s, which %s, beside the program or in " TT_APP_MODULE_DIR
+                        " (install the program again)\n", name, what);
         return NULL;
     }
     // RTLD_NOW: a module whose libraries lack a symbol is refused here, in one
     // line, not half-way through a command (lazy binding saved 2 % of an export)
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-    const AppModule *m = h ? dlsym(h, APP_MODULE_SYMBOL) : NULL;
+    const AppModule *m = h ? dlsym(h, symbol) : NULL;
     if (!m) {
         const char *why = dlerror();
-        fprintf(stderr, "transformer-tracer: cannot load %s: %s\n", path, why ? why : "no " APP_MODULE_SYMBOL " in it");
+        fprintf(stderr, "transformer-tracer: cannot load %s: %s\n", path, why ? why : "it has no entry point");
         if (h) dlclose(h);
         return NULL;
     }
@@ -500,6 +499,16 @@ const AppModule *cli_app_module(void) {
         dlclose(h);
         return NULL;
     }
-    return module = m;
+    return m;
+}
+
+const AppModule *cli_app_module(void) {
+    static const AppModule *module;
+    return module ? module : (module = load_module(TT_APP_MODULE, APP_MODULE_SYMBOL, "draws the window"));
+}
+
+const AppModule *cli_draw_module(void) {
+    static const AppModule *module;
+    return module ? module : (module = load_module(TT_DRAW_MODULE, APP_DRAW_MODULE_SYMBOL, "draws the PNG export"));
 }
 #endif

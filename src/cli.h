@@ -85,7 +85,9 @@ int cli_run(CliRun *r, const char *model_path, int snapshot, const char *src, co
 int cli_snapshot(const CliArgs *a);
 void cli_run_deinit(CliRun *r);
 
-// The window and export module, loaded on first use; NULL after saying why.
+// The window's module, and the PNG export's (which loads no SDL), each
+// loaded on first use; NULL after saying why.
 const AppModule *cli_app_module(void);
+const AppModule *cli_draw_module(void);
 
 #endif

@@ -54,7 +54,7 @@ int cmd_export(const CliArgs *cl) {
     cli_take(cl, "--dark", &a.dark);
     cli_take(cl, "--cmap", &a.cmap);
     if (!a.src || !a.stage || !a.out) return cli_usage_error("%s needs --src TEXT, --stage ID and --out FILE.png", "export");
-    const AppModule *app = cli_app_module();
+    const AppModule *app = cli_draw_module();
     if (!app) return 1;
     pg_warm_heap(8u << 20);  // the font, the trace and the drawing allocate ~5 MB and touch it at once
     Error err;

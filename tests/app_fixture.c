@@ -156,6 +156,12 @@ Uint32 surface_pixel(SDL_Surface *s, int x, int y) {
     return ((const Uint32 *)((const Uint8 *)s->pixels + (size_t)y * s->pitch))[x];
 }
 
+Uint32 canvas_pixel(const GfxPixels *p, int x, int y) {
+    return ((const Uint32 *)((const Uint8 *)p->pixels + (size_t)y * (size_t)p->pitch))[x];
+}
+
+GfxPixels pixels_of(SDL_Surface *s) { return (GfxPixels){s->pixels, s->w, s->h, s->pitch}; }
+
 void image_pixel(const Image *im, int x, int y, int rgb[3]) {
     const uint8_t *p = im->rgb + ((size_t)y * im->w + x) * 3;
     rgb[0] = p[0];
@@ -178,14 +184,15 @@ SDL_Surface *surface_of(const Image *im) {
 
 void save_rgb(const char *path, const Image *im) {
     SDL_Surface *s = surface_of(im);
+    GfxPixels p = pixels_of(s);
     Error err;
-    if (img_save_png(path, s, &err)) fprintf(stderr, "%s\n", err.msg);
+    if (img_save_png(path, &p, &err)) fprintf(stderr, "%s\n", err.msg);
     SDL_FreeSurface(s);
 }
 
 // Compares the canvas with tests/golden/NAME.png, or writes it there when
 // TT_UPDATE_GOLDEN=1. On a difference returns false with the reason in message.
-bool golden_matches(SDL_Surface *s, const char *name, char *message, size_t message_size) {
+bool golden_matches(const GfxPixels *s, const char *name, char *message, size_t message_size) {
     char golden[512], why[256];
     Error err;
     snprintf(golden, sizeof golden, "%s/%s.png", TT_GOLDEN, name);
@@ -208,7 +215,7 @@ bool golden_matches(SDL_Surface *s, const char *name, char *message, size_t mess
     bool same_size = ref.w == s->w && ref.h == s->h;
     for (int y = 0; same_size && y < s->h; y++)
         for (int x = 0; x < s->w; x++) {
-            Uint32 p = surface_pixel(s, x, y);
+            Uint32 p = canvas_pixel(s, x, y);
             int c[3], dr, dg, db;
             image_pixel(&ref, x, y, c);
             dr = (int)((p >> 16) & 255) - c[0];
@@ -265,7 +272,6 @@ int fixture_main(const struct CMUnitTest *tests, size_t n) {
     int failed = _cmocka_run_group_tests("tests", tests, n, NULL, NULL);
     voc_tokens_deinit(&target);
     mdl_free(model);
-    TTF_Quit();
     SDL_Quit();
     return failed;
 }

@@ -86,10 +86,13 @@ void expect_stage(const App *a, const char *id, int want_head);
 void go_to(App *a, const char *id, int h, int dstep);
 bool png_read(const char *path, Image *im, char *why, size_t size);
 Uint32 surface_pixel(SDL_Surface *s, int x, int y);
+// A pixel of the canvas (gfx_pixels), and an SDL surface's pixels seen as a canvas's.
+Uint32 canvas_pixel(const GfxPixels *p, int x, int y);
+GfxPixels pixels_of(SDL_Surface *s);
 void image_pixel(const Image *im, int x, int y, int rgb[3]);
 SDL_Surface *surface_of(const Image *im);
 void save_rgb(const char *path, const Image *im);
-bool golden_matches(SDL_Surface *s, const char *name, char *message, size_t message_size);
+bool golden_matches(const GfxPixels *s, const char *name, char *message, size_t message_size);
 
 // Starts SDL (offscreen video, for the clipboard), finds the font, loads the
 // model, runs the tests and cleans up. Returns how many failed.

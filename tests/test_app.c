@@ -337,7 +337,7 @@ static void test_long_model_name(void **state) {
 
 // The share of the canvas in colour c (RGB).
 static double share_of(Gfx *g, Color c) {
-    SDL_Surface *s = gfx_surface(g);
+    const GfxPixels *s = gfx_pixels(g);
     long same = 0;
     for (int y = 0; y < s->h; y++)
         for (int x = 0; x < s->w; x++) same += ((((Uint32 *)((Uint8 *)s->pixels + y * s->pitch))[x] ^ c) & 0xFFFFFF) == 0;
@@ -420,7 +420,7 @@ static void test_typing_is_not_shortcuts(void **state) {
     app_draw(a);
     expect_int("step after typing \"2\"", app_step(a), before);
     expect_int("playing after typing spaces (app_next_tick)", app_next_tick(a, SDL_GetTicks()) >= 0, 0);
-    Uint32 corner = surface_pixel(gfx_surface(((Fixture *)*state)->g), 0, 0) & 0xFFFFFF;
+    Uint32 corner = canvas_pixel(gfx_pixels(((Fixture *)*state)->g), 0, 0) & 0xFFFFFF;
     expect_int("background after typing \"t\" (light theme)", corner, theme_get(false)->background & 0xFFFFFF);
 }
 

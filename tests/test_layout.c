@@ -93,7 +93,7 @@ static void check_frame(App *a, Gfx *g, const char *name, int cell_min, Problems
         char path[512];
         Error err;
         snprintf(path, sizeof path, "%s/%s.png", dump, name);
-        if (img_save_png(path, gfx_surface(g), &err)) fprintf(stderr, "%s\n", err.msg);
+        if (img_save_png(path, gfx_pixels(g), &err)) fprintf(stderr, "%s\n", err.msg);
     }
     int least = gfx_px(g, MIN_TEXT), least_sub = gfx_px(g, MIN_SUB);
     for (int i = 0; i < n; i++) {
@@ -418,7 +418,7 @@ static void test_goldens_at_four_sizes(void **state) {
             for (const char *k = shots[i].keys; *k; k++) key(a, (SDL_Keycode)*k, KMOD_NONE);  // SDL's codes for letters are the letters
             app_draw(a);
             snprintf(name, sizeof name, "size.%s.%dx%d", shots[i].name, four[z][0], four[z][1]);
-            if (!golden_matches(gfx_surface(g), name, why, sizeof why)) {
+            if (!golden_matches(gfx_pixels(g), name, why, sizeof why)) {
                 fprintf(stderr, "%s\n", why);
                 failed++;
             }

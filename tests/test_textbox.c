@@ -367,9 +367,9 @@ static void test_suggestions(void **state) {
     expect_int("suggestions while composing", app_suggestions(a, words, 8), 0);
 }
 
-static bool reddish(SDL_Surface *s, int x, int y0, int y1) {
+static bool reddish(const GfxPixels *s, int x, int y0, int y1) {
     for (int y = y0; y < y1; y++) {
-        Uint32 p = surface_pixel(s, x, y);
+        Uint32 p = canvas_pixel(s, x, y);
         int r = (p >> 16) & 255, g = (p >> 8) & 255, b = p & 255;
         if (r > 150 && g < 140 && b < 140 && r - g > 60) return true;
     }
@@ -393,7 +393,7 @@ static void test_unknown_words_underlined(void **state) {
     // the underline: red under the unknown word, none under the known one
     int lh = gfx_line_height(f->g, 18), tx = 12 + 6, ty = 12 + 6;
     int x_unknown = tx + gfx_text_width(f->g, "the xy", 18), x_known = tx + gfx_text_width(f->g, "the xyzzy ca", 18);
-    SDL_Surface *s = gfx_surface(f->g);
+    const GfxPixels *s = gfx_pixels(f->g);
     if (!reddish(s, x_unknown, ty + lh - 6, ty + lh + 2)) fail_msg("no red underline under \"xyzzy\" at x %d", x_unknown);
     if (reddish(s, x_known, ty + lh - 6, ty + lh + 2)) fail_msg("a red underline under \"cat\" at x %d", x_known);
     // multibyte: byte ranges of whole characters

@@ -18,6 +18,7 @@
 
 #include <math.h>
 #include "archmap.h"
+#include "export.h"
 #include "view_private.h"
 #include "stage.h"
 #include "settings_panel.h"
@@ -126,7 +127,7 @@ static void test_golden(void **state) {
     Fixture *f = *state;
     char why[2048];
     app_draw(f->a);
-    if (!golden_matches(gfx_surface(f->g), f->golden->name, why, sizeof why)) fail_msg("%s", why);
+    if (!golden_matches(gfx_pixels(f->g), f->golden->name, why, sizeof why)) fail_msg("%s", why);
 }
 
 // The same view drawn on a canvas of 100 × 100, of one pixel and of 8K, and
@@ -176,19 +177,20 @@ static void test_render_step_png(void **state) {
     char path[256];
     Error err;
     snprintf(path, sizeof path, "%s/cross.png", f->tmp);
-    if (app_render_step_png(model, t, step, 600, 400, 2.0f, false, CMAP_VIRIDIS, font, path, &err)) fail_msg("%s", err.msg);
+    if (exp_render_png(model, t, step, 600, 400, 2.0f, false, CMAP_VIRIDIS, font, path, &err)) fail_msg("%s", err.msg);
     expect_png(path, 1200, 800, theme_get(false)->background);
     // its pixels: the golden of the export at twice the density
     Image im;
     char why[256];
     if (!png_read(path, &im, why, sizeof why)) fail_msg("%s: %s", path, why);
     SDL_Surface *s = surface_of(&im);
+    GfxPixels sp = pixels_of(s);
     free(im.rgb);
     char message[2048];
-    bool same = golden_matches(s, "export.dec.L2.cross_attn.weights@2x", message, sizeof message);
+    bool same = golden_matches(&sp, "export.dec.L2.cross_attn.weights@2x", message, sizeof message);
     SDL_FreeSurface(s);
     snprintf(path, sizeof path, "%s/dark.png", f->tmp);
-    int rc = app_render_step_png(model, t, 0, 300, 200, 1.0f, true, CMAP_MAGMA, font, path, &err);
+    int rc = exp_render_png(model, t, 0, 300, 200, 1.0f, true, CMAP_MAGMA, font, path, &err);
     trace_free(t);
     if (!same) fail_msg("%s", message);
     if (rc) fail_msg("%s", err.msg);
@@ -207,7 +209,7 @@ static void test_render_step_png_unwritable(void **state) {
     snprintf(path, sizeof path, "%s/x.png", file);
     for (int i = 0; i < 2; i++) {
         err.msg[0] = '\0';
-        expect_int("app_render_step_png into an unwritable folder", app_render_step_png(model, t, 0, 300, 200, 1.0f, false, CMAP_VIRIDIS,
+        expect_int("app_render_step_png into an unwritable folder", exp_render_png(model, t, 0, 300, 200, 1.0f, false, CMAP_VIRIDIS,
                                                                                        font, bad[i], &err), -1);
         expect_contains("message names the file", err.msg, bad[i]);
     }
@@ -286,10 +288,10 @@ static void test_ctrl_s(void **state) {
 
 // Pixels of rect r of the canvas that are not the colour bg.
 static int pixels_not(Gfx *g, SDL_Rect r, Color bg) {
-    SDL_Surface *s = gfx_surface(g);
+    const GfxPixels *s = gfx_pixels(g);
     int n = 0;
     for (int y = r.y; y < r.y + r.h; y++)
-        for (int x = r.x; x < r.x + r.w; x++) n += (surface_pixel(s, x, y) & 0xFFFFFFu) != (bg & 0xFFFFFFu);
+        for (int x = r.x; x < r.x + r.w; x++) n += (canvas_pixel(s, x, y) & 0xFFFFFFu) != (bg & 0xFFFFFFu);
     return n;
 }
 

@@ -37,25 +37,28 @@ static void test_draw_on_window_surface(void **state) {
     Fixture *f = *state;
     go_to(f->a, "dec.L2.cross_attn.weights", 2, 5);
     app_draw(f->a);
-    SDL_Surface *own = SDL_ConvertSurfaceFormat(gfx_surface(f->g), SDL_PIXELFORMAT_ARGB8888, 0);
+    const GfxPixels *canvas = gfx_pixels(f->g);
+    SDL_Surface *own = SDL_CreateRGBSurfaceWithFormat(0, W, H, 32, SDL_PIXELFORMAT_ARGB8888);
+    assert_non_null(own);
+    SDL_ConvertPixels(W, H, SDL_PIXELFORMAT_ARGB8888, canvas->pixels, canvas->pitch, SDL_PIXELFORMAT_ARGB8888, own->pixels, own->pitch);
     SDL_Surface *screen = SDL_CreateRGBSurfaceWithFormat(0, W, H, 32, SDL_PIXELFORMAT_RGB888);
     SDL_Surface *odd = SDL_CreateRGBSurfaceWithFormat(0, W, H, 16, SDL_PIXELFORMAT_RGB565);
     assert_non_null(own);
     assert_non_null(screen);
     assert_non_null(odd);
     SDL_FillRect(screen, NULL, 0x00FF00FF);  // whatever was there before
-    assert_int_equal(gfx_use_surface(f->g, screen), 0);
-    expect_int("surface drawn on", gfx_surface(f->g) == screen, 1);
+    assert_int_equal(window_draw_on(f->g, screen), 0);
+    expect_int("surface drawn on", gfx_pixels(f->g)->pixels == screen->pixels, 1);
     app_draw(f->a);
     long differ = 0;
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++) differ += (surface_pixel(screen, x, y) & 0xFFFFFF) != (surface_pixel(own, x, y) & 0xFFFFFF);
     expect_int("pixels that differ from the app's own canvas", (int)differ, 0);
-    expect_int("RGB565 refused", gfx_use_surface(f->g, odd), -1);
-    expect_int("still drawing on the framebuffer", gfx_surface(f->g) == screen, 1);
+    expect_int("RGB565 refused", window_draw_on(f->g, odd), -1);
+    expect_int("still drawing on the framebuffer", gfx_pixels(f->g)->pixels == screen->pixels, 1);
     // back to a canvas of its own: the framebuffer is the caller's, not freed here
     assert_int_equal(gfx_resize(f->g, W, H), 0);
-    expect_int("own canvas again", gfx_surface(f->g) != screen, 1);
+    expect_int("own canvas again", gfx_pixels(f->g)->pixels != screen->pixels, 1);
     SDL_FillRect(screen, NULL, 0x00FF00FF);
     app_draw(f->a);
     expect_int("framebuffer no longer drawn on", (int)(surface_pixel(screen, W / 2, H / 2) & 0xFFFFFF), 0xFF00FF);

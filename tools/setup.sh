@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(gcc meson ninja-build pkg-config libcmocka-dev python3 python3-numpy libsdl2-dev libsdl2-ttf-dev libpng-dev fonts-noto-cjk
+packages=(gcc meson ninja-build pkg-config libcmocka-dev python3 python3-numpy libsdl2-dev libfreetype-dev libharfbuzz-dev libpng-dev fonts-noto-cjk
           xvfb openbox xdotool x11-utils imagemagick)  # the last five: the real-X11 window test (tests/test_x11.py)
 missing=()
 for p in "${packages[@]}"; do

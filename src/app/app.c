@@ -463,29 +463,6 @@ bool app_cell_size(App *a, int *w, int *h) {
     return view_cell_size(a->g, a->view_zoomed, &vs, w, h);
 }
 
-int app_render_step_png(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, Colormap cmap, const char *font,
-                        const char *path, Error *err) {
-    int W = (int)lroundf((float)w * scale), H = (int)lroundf((float)h * scale);
-    Gfx *g = gfx_new(W, H, font, err);
-    if (!g) return -1;
-    gfx_set_scale(g, scale);
-    const Theme *th = theme_get(dark);
-    gfx_clear(g, th->background);
-    int pad = gfx_px(g, 16);
-    ViewData *data = view_data_new(m, t, step, err);  // only what this step shows: the corpus is read only for gold
-    if (!data) {
-        gfx_free(g);
-        return -1;
-    }
-    ViewState vs = {.model = m, .trace = t, .data = data, .step = step, .theme = th, .cmap = cmap, .hover_row = -1, .hover_col = -1,
-                    .font_px = gfx_px(g, 18), .lang = LANG_EN};
-    lay_draw_page(g, (SDL_Rect){pad, pad, W - 2 * pad, H - 2 * pad}, &vs, NULL);
-    view_data_free(data);
-    int rc = img_save_png(path, gfx_surface(g), err);
-    gfx_free(g);
-    return rc;
-}
-
 int app_export_view(App *a, const char *dir, float scale, char *out, size_t size, Error *err) {
     const Step *s = trace_step(a->t, a->step);
     char png[600], csv[600];
@@ -493,7 +470,7 @@ int app_export_view(App *a, const char *dir, float scale, char *out, size_t size
     Error ferr;
     const char *font = gfx_find_font(&ferr);
     if (!font) return err_set(err, "%s", ferr.msg);
-    if (app_render_step_png(a->m, a->t, a->step, 1200, 800, scale, a->dark, a->cmap, font, png, err)) return -1;
+    if (exp_render_png(a->m, a->t, a->step, 1200, 800, scale, a->dark, a->cmap, font, png, err)) return -1;
     if (exp_write_csv(s, csv, err)) return -1;
     snprintf(out, size, "%s", png);
     return 0;
@@ -506,7 +483,7 @@ void app_save(App *a, bool window) {
     int rc;
     if (window) {
         exp_free_name("./tracer-window", ".png", path, sizeof path);
-        rc = img_save_png(path, gfx_surface(a->g), &err);
+        rc = img_save_png(path, gfx_pixels(a->g), &err);
     } else {
         rc = app_export_view(a, ".", (float)a->sp.export_scale, path, sizeof path, &err);
     }

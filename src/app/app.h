@@ -122,9 +122,4 @@ struct LessonMode *app_lessons(App *a);
 // Saves the current view (PNG, rendered at scale, plus CSV) into dir; writes the PNG path into out.
 int app_export_view(App *a, const char *dir, float scale, char *out, size_t size, Error *err);
 
-// Renders one step of a trace into a PNG of w × h at scale, with title and
-// formula (the headless export).
-int app_render_step_png(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, Colormap cmap,
-                        const char *font, const char *path, Error *err);
-
 #endif

@@ -2,6 +2,7 @@
 #include "appmodule.h"
 
 #include "app.h"
+#include "export.h"
 #include "gfx.h"
 #include "theme.h"
 #include "window.h"
@@ -18,7 +19,7 @@ static int run_window(const AppWindowArgs *w) {
 
 static int render_step_png(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, int cmap, const char *font,
                            const char *path, Error *err) {
-    return app_render_step_png(m, t, step, w, h, scale, dark, (Colormap)cmap, font, path, err);
+    return exp_render_png(m, t, step, w, h, scale, dark, (Colormap)cmap, font, path, err);
 }
 
 // default visibility: the one symbol the program looks up (APP_MODULE_SYMBOL)

@@ -1,7 +1,7 @@
-// The window and the PNG export as a module the command line loads only for
+// The window and the PNG export as modules the command line loads only for
 // the subcommands that draw: SDL brings about 55 shared libraries (X11,
 // Wayland, D-Bus, audio, ...), and mapping them cost a translation 80% of its
-// time. The module uses the core and lesson code of the program that loads
+// time; the export's module draws without SDL. The module uses the core and lesson code of the program that loads
 // it (one copy in the process), so this header includes no SDL.
 #ifndef TT_APPMODULE_H
 #define TT_APPMODULE_H
@@ -15,9 +15,11 @@
 
 // Changes whenever AppModule or AppWindowArgs does: a module from another
 // build is refused, not called.
-#define APP_MODULE_VERSION 2
-// The module's one exported symbol, an AppModule.
+#define APP_MODULE_VERSION 3
+// Each module's one exported symbol, an AppModule: the window's (all of
+// it), and the export's (no window_run; it loads no SDL).
 #define APP_MODULE_SYMBOL "tt_app_module"
+#define APP_DRAW_MODULE_SYMBOL "tt_draw_module"
 // The colour maps' names, in the order of Colormap (theme.h; checked there).
 #define APP_CMAP_NAMES {"viridis", "cividis", "magma", "greys"}
 #define APP_CMAP_COUNT 4
@@ -36,11 +38,11 @@ typedef struct {
 
 typedef struct {
     int version;                    // APP_MODULE_VERSION
-    // window_run (window.h); returns the exit status
+    // window_run (window.h); returns the exit status; NULL in the export's module
     int (*window_run)(const AppWindowArgs *a);
     // gfx_find_font (gfx.h)
     const char *(*find_font)(Error *err);
-    // app_render_step_png (app.h), cmap a Colormap
+    // exp_render_png (export.h), cmap a Colormap
     int (*render_step_png)(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, int cmap, const char *font,
                            const char *path, Error *err);
 } AppModule;

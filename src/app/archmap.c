@@ -1,6 +1,7 @@
 #include "archmap.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "stage.h"
@@ -157,7 +158,7 @@ static void layout_strip(Gfx *g, SDL_Rect area, Map *m) {
             if (bx->layer > 0) {  // its layer's frame grows to hold it
                 SDL_Rect *f = &m->layer[side][bx->layer], cell = {(int)x, y, (int)(x + w) - (int)x, row_h};
                 if (f->w == 0) *f = cell;
-                else SDL_UnionRect(f, &cell, f);
+                else *f = gfx_union(*f, cell);
             }
             x += w;
             last = bx->layer;
@@ -313,7 +314,7 @@ static int step_of(const Trace *t, const StageInfo *stage, int layer, int dstep,
     for (int i = 0; i < trace_count(t); i++) {
         const Step *s = trace_step(t, i);
         if (s->stage != stage || s->layer != layer) continue;
-        int cost = 4 * SDL_abs(s->dstep - dstep) + (stage->per_head && s->head != (head > 0 ? head : 1));
+        int cost = 4 * abs(s->dstep - dstep) + (stage->per_head && s->head != (head > 0 ? head : 1));
         if (best < 0 || cost < best_cost) best = i, best_cost = cost;
     }
     return best;

@@ -11,7 +11,7 @@ const SDL_Keycode bars_switch_keys[BARS_SWITCHES] = {SDLK_g, SDLK_v, SDLK_m, SDL
 const char *bars_info(const Model *m, const Trace *t, Lang lang, char *info, size_t size) {
     const DecodeOptions *d = trace_options(t);  // a lesson step may differ from the settings
     char name[256];
-    int n = snprintf(info, size, "%s  \xC2\xB7  %s", i18n_model_name(lang, m->name, name, sizeof name), sp_mode_name(lang, d->mode));
+    int n = snprintf(info, size, "%s  \xC2\xB7  %s", i18n_model_name(lang, m->name, name, sizeof name), i18n_mode_name(lang, d->mode));
     if (n < 0 || n >= (int)size) n = (int)size - 1;  // a model's name has no length limit
     if (d->mode == DECODE_BEAM) snprintf(info + n, size - (size_t)n, " %d", d->beam_width ? d->beam_width : 4);
     if (d->mode == DECODE_SAMPLE) {

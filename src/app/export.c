@@ -1,11 +1,16 @@
 #include "export.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fileio.h"
+#include "gfx.h"
+#include "image.h"
+#include "layout.h"
+#include "view.h"
 
 // A label as a CSV field (RFC 4180): always quoted, so that a token such as
 // "1" stays text, with each quote inside doubled.
@@ -61,4 +66,27 @@ const char *exp_shown_path(const char *path, char *out, size_t size) {
     if (path[0] != '/' && getcwd(cwd, sizeof cwd)) snprintf(out, size, "%s/%s", cwd, path[0] == '.' && path[1] == '/' ? path + 2 : path);
     else snprintf(out, size, "%s", path);
     return out;
+}
+
+int exp_render_png(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, Colormap cmap, const char *font,
+                   const char *path, Error *err) {
+    int W = (int)lroundf((float)w * scale), H = (int)lroundf((float)h * scale);
+    Gfx *g = gfx_new(W, H, font, err);
+    if (!g) return -1;
+    gfx_set_scale(g, scale);
+    const Theme *th = theme_get(dark);
+    gfx_clear(g, th->background);
+    int pad = gfx_px(g, 16);
+    ViewData *data = view_data_new(m, t, step, err);  // only what this step shows: the corpus is read only for gold
+    if (!data) {
+        gfx_free(g);
+        return -1;
+    }
+    ViewState vs = {.model = m, .trace = t, .data = data, .step = step, .theme = th, .cmap = cmap, .hover_row = -1, .hover_col = -1,
+                    .font_px = gfx_px(g, 18), .lang = LANG_EN};
+    lay_draw_page(g, (SDL_Rect){pad, pad, W - 2 * pad, H - 2 * pad}, &vs, NULL);
+    view_data_free(data);
+    int rc = img_save_png(path, gfx_pixels(g), err);
+    gfx_free(g);
+    return rc;
 }

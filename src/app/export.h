@@ -3,9 +3,12 @@
 #ifndef TT_EXPORT_H
 #define TT_EXPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "error.h"
+#include "model.h"
+#include "theme.h"
 #include "trace.h"
 
 // The PNG and CSV paths for step s in dir: tracer-<stage id>[-h<head>][-step<n>],
@@ -18,5 +21,9 @@ void exp_free_name(const char *base, const char *ext, char *out, size_t size);
 int exp_write_csv(const Step *s, const char *path, Error *err);
 // The absolute form of a file just written, for the status line. Returns out.
 const char *exp_shown_path(const char *path, char *out, size_t size);
+// Renders one step of a trace into a PNG of w × h at scale, with title and
+// formula (the headless export, and the window's Ctrl+S).
+int exp_render_png(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, Colormap cmap, const char *font,
+                   const char *path, Error *err);
 
 #endif

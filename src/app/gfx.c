@@ -1,6 +1,5 @@
 #include "gfx.h"
 
-#include <SDL_ttf.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -8,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fileio.h"
+#include "font.h"
 #include "gfx_private.h"
 #include "pages.h"
 
@@ -16,55 +15,34 @@
 // The longest text drawn or measured whole, in bytes: the text box's 16 KB.
 #define TEXT_BYTES 16384
 // A long sentence at a large zoom renders to tens of MB: the cache keeps at
-// most this many bytes of text surfaces, so memory stays flat while typing.
+// most this many bytes of rendered text, so memory stays flat while typing.
 #define TEXT_CACHE_BYTES ((size_t)64 << 20)
 
+// A line of text drawn at a size, in any colour: its coverage.
 typedef struct {
     char *text;
     int px;
-    Color color;
-    SDL_Surface *surface;
+    FontImage img;
 } TextEntry;
 
 // Text widths asked for while laying out, by text and size: after the font
 // is resized, SDL_ttf would measure every glyph again.
 #define WIDTH_CACHE 1024
-// The largest font file read: a collection with Chinese letters is about
-// 20 MB (Noto CJK .ttc); a file far larger is no font of ours.
-#define FONT_MAX_BYTES ((size_t)256 << 20)
-
 typedef struct {
     char *text;
     int px;
     int w;
 } WidthEntry;
 
-// SDL_ttf reads a glyph in many small pieces: the font is read a block at a
-// time into a few blocks kept by their number (a system call per piece was
-// 2,400 reads for one export).
-#define FONT_BLOCK 16384
-#define FONT_BLOCKS 32
-
-typedef struct {
-    Sint64 index;  // which block of the file, or -1
-    size_t len;    // bytes held (less at the end of the file)
-    unsigned char data[FONT_BLOCK];
-} FontBlock;
-
 struct Gfx {
-    SDL_Surface *surface;
-    void *pixels;           // the canvas's own pixels (pg_alloc), or NULL
-    size_t pixels_bytes;    // when drawing on a surface the caller owns (gfx_use_surface)
+    GfxPixels canvas;       // what is drawn on
+    void *own;              // the canvas's own pixels (pg_alloc), or NULL when the caller's (gfx_use_pixels)
+    size_t own_bytes;
     float scale;
-    char *font_path;
-    int font_fd;            // kept open: SDL_ttf reads glyphs as they are first drawn (font_read)
-    Sint64 font_bytes, font_at;  // its size, and where SDL_ttf's stream is
-    FontBlock *font_blocks;      // what was read of it lately (FONT_BLOCKS of them)
-    TTF_Font *font;         // one object for every size, resized (font_for)
-    int font_px;            // the size it is set to
+    Font *font;             // one object for every size, resized (font_for)
     TextEntry cache[TEXT_CACHE];
     WidthEntry widths[WIDTH_CACHE];
-    size_t cache_bytes;         // pixels held by the cache's surfaces
+    size_t cache_bytes;         // bytes held by the cache's images
     SDL_Rect clip;
     GfxTextMark *marks;     // gfx_record_text: where text went, for layout tests
     int marks_max, *marks_n;
@@ -90,9 +68,9 @@ static void mark_text(Gfx *g, SDL_Rect r, int px, const char *text) {
         r.y += (r.h - g->mark_h) / 2;
         r.h = g->mark_h;
     }
-    SDL_Rect canvas = {0, 0, g->surface->w, g->surface->h}, in_clip, in_canvas;
-    bool clipped = !SDL_IntersectRect(&r, &g->clip, &in_clip) || !SDL_RectEquals(&in_clip, &r) ||
-                   !SDL_IntersectRect(&r, &canvas, &in_canvas) || !SDL_RectEquals(&in_canvas, &r);
+    SDL_Rect canvas = {0, 0, g->canvas.w, g->canvas.h}, in_clip, in_canvas;
+    bool clipped = !gfx_intersect(&r, &g->clip, &in_clip) || !SDL_RectEquals(&in_clip, &r) ||
+                   !gfx_intersect(&r, &canvas, &in_canvas) || !SDL_RectEquals(&in_canvas, &r);
     GfxTextMark *m = &g->marks[(*g->marks_n)++];
     *m = (GfxTextMark){r, px, g->mark_cut, clipped, g->mark_sub, g->mark_turned, ""};
     size_t len = strlen(text), n = len < sizeof m->text ? len : sizeof m->text - 1;
@@ -111,8 +89,6 @@ static const struct {
     {"/usr/share/fonts/opentype/noto/NotoSansCJKtc-Regular.otf"},
 };
 
-static TTF_Font *open_size(Gfx *g, int px);
-
 const char *gfx_find_font(Error *err) {
     const char *env = getenv("TRANSFORMER_TRACER_FONT");
     if (env) {
@@ -128,55 +104,35 @@ const char *gfx_find_font(Error *err) {
 }
 
 Gfx *gfx_new(int w, int h, const char *font_path, Error *err) {
-    if (!TTF_WasInit() && TTF_Init() < 0) {
-        err_set(err, "cannot start the font renderer: %s", TTF_GetError());
+    Gfx *g = calloc(1, sizeof *g);
+    if (!g) {
+        err_set(err, "out of memory for a %d×%d canvas", w, h);
         return NULL;
     }
-    Gfx *g = calloc(1, sizeof *g);
-    if (!g) goto oom;
-    g->font_fd = -1;
     g->scale = 1.0f;
-    g->font_path = strdup(font_path);
-    g->font_blocks = malloc(FONT_BLOCKS * sizeof *g->font_blocks);
-    if (!g->font_path || !g->font_blocks) goto oom;
-    for (int i = 0; i < FONT_BLOCKS; i++) g->font_blocks[i].index = -1;
-    // fio_open refuses a FIFO, a device or a folder before opening it. Read,
-    // not mapped: a 20 MB collection of which a few glyphs are used, and a
-    // file cut short meanwhile gives missing glyphs, not a fault.
+    // one size opened now, so that a broken font file is reported at start;
+    // Noto Sans CJK TC is face 3 of the collection
     Error ferr;
-    size_t font_bytes = 0;
-    g->font_fd = fio_open(font_path, FONT_MAX_BYTES, &font_bytes, &ferr);
-    g->font_bytes = (Sint64)font_bytes;
-    int rc = g->font_fd < 0 ? -1 : 0;
-    if (rc == 0 && font_bytes == 0) rc = err_set(&ferr, "%s: is empty, not a font", font_path);
-    if (rc) {
+    g->font = font_open(font_path, strstr(font_path, ".ttc") ? 3 : 0, 16, &ferr);
+    if (!g->font) {
         const char *env = getenv("TRANSFORMER_TRACER_FONT");
         if (env && strcmp(env, font_path) == 0) err_set(err, "TRANSFORMER_TRACER_FONT names %s", ferr.msg);
         else err_set(err, "%s", ferr.msg);
         gfx_free(g);
         return NULL;
     }
-    // open one size now, so that a broken font file is reported at start
-    TTF_Font *first = open_size(g, 16);
-    if (!first) {
-        err_set(err, "%s: cannot open the font: %s", font_path, TTF_GetError());
+    if (gfx_resize(g, w, h)) {
+        err_set(err, "out of memory for a %d×%d canvas", w, h);
         gfx_free(g);
         return NULL;
     }
-    g->font = first;
-    g->font_px = 16;
-    if (gfx_resize(g, w, h)) goto oom;
     return g;
-oom:
-    err_set(err, "out of memory for a %d×%d canvas", w, h);
-    gfx_free(g);
-    return NULL;
 }
 
 static void cache_clear(Gfx *g) {
     for (int i = 0; i < TEXT_CACHE; i++) {
         free(g->cache[i].text);
-        SDL_FreeSurface(g->cache[i].surface);
+        free(g->cache[i].img.alpha);
         memset(&g->cache[i], 0, sizeof g->cache[i]);
     }
     g->cache_bytes = 0;
@@ -187,28 +143,22 @@ static void widths_clear(Gfx *g) {
     memset(g->widths, 0, sizeof g->widths);
 }
 
-static size_t surface_bytes(const SDL_Surface *s) { return s ? (size_t)s->pitch * (size_t)s->h : 0; }
+static size_t image_bytes(const FontImage *im) { return (size_t)im->w * (size_t)im->h; }
 
-// Lets go of the surface drawn on: freed when it is the canvas's own.
-static void drop_surface(Gfx *g) {
-    if (g->pixels) {
-        SDL_FreeSurface(g->surface);
-        pg_free(g->pixels, g->pixels_bytes);
-    }
-    g->surface = NULL;
-    g->pixels = NULL;
-    g->pixels_bytes = 0;
+// Lets go of the pixels drawn on: freed when they are the canvas's own.
+static void drop_pixels(Gfx *g) {
+    pg_free(g->own, g->own_bytes);
+    g->own = NULL;
+    g->own_bytes = 0;
+    g->canvas = (GfxPixels){0};
 }
 
 void gfx_free(Gfx *g) {
     if (!g) return;
     cache_clear(g);
     widths_clear(g);
-    if (g->font) TTF_CloseFont(g->font);
-    if (g->font_fd >= 0) close(g->font_fd);
-    free(g->font_blocks);
-    drop_surface(g);
-    free(g->font_path);
+    font_close(g->font);
+    drop_pixels(g);
     free(g);
 }
 
@@ -219,32 +169,26 @@ int gfx_resize(Gfx *g, int w, int h) {
     // 1080p canvas's first-touch faults alone took ~20 ms (docs/PERFORMANCE.md)
     size_t bytes = (size_t)w * (size_t)h * 4;
     void *pixels = pg_alloc(bytes);
-    SDL_Surface *s = pixels ? SDL_CreateRGBSurfaceWithFormatFrom(pixels, w, h, 32, w * 4, SDL_PIXELFORMAT_ARGB8888) : NULL;
-    if (!s) {
-        pg_free(pixels, bytes);
-        return -1;
-    }
-    drop_surface(g);
-    g->surface = s;
-    g->pixels = pixels;
-    g->pixels_bytes = bytes;
+    if (!pixels) return -1;
+    drop_pixels(g);
+    g->own = pixels;
+    g->own_bytes = bytes;
+    g->canvas = (GfxPixels){pixels, w, h, w * 4};
     gfx_clip(g, NULL);
     return 0;
 }
 
-int gfx_use_surface(Gfx *g, SDL_Surface *s) {
-    // the drawing code writes 0xAARRGGBB words: alpha may be padding, the colours must sit there
-    Uint32 f = s ? s->format->format : 0;
-    if (f != SDL_PIXELFORMAT_ARGB8888 && f != SDL_PIXELFORMAT_RGB888) return -1;
-    drop_surface(g);
-    g->surface = s;
+int gfx_use_pixels(Gfx *g, void *pixels, int w, int h, int pitch) {
+    if (!pixels || w < 1 || h < 1 || pitch < w * 4) return -1;
+    drop_pixels(g);
+    g->canvas = (GfxPixels){pixels, w, h, pitch};
     gfx_clip(g, NULL);
     return 0;
 }
 
-SDL_Surface *gfx_surface(Gfx *g) { return g->surface; }
-int gfx_width(const Gfx *g) { return g->surface->w; }
-int gfx_height(const Gfx *g) { return g->surface->h; }
+const GfxPixels *gfx_pixels(const Gfx *g) { return &g->canvas; }
+int gfx_width(const Gfx *g) { return g->canvas.w; }
+int gfx_height(const Gfx *g) { return g->canvas.h; }
 float gfx_scale(const Gfx *g) { return g->scale; }
 int gfx_px(const Gfx *g, float design_px) { return (int)lroundf(design_px * g->scale); }
 
@@ -255,12 +199,34 @@ void gfx_set_scale(Gfx *g, float scale) {
 }
 
 void gfx_clip(Gfx *g, const SDL_Rect *r) {
-    SDL_Rect all = {0, 0, g->surface->w, g->surface->h};
-    if (!r || !SDL_IntersectRect(r, &all, &g->clip)) g->clip = r ? (SDL_Rect){0, 0, 0, 0} : all;
-    SDL_SetClipRect(g->surface, &g->clip);
+    SDL_Rect all = {0, 0, g->canvas.w, g->canvas.h};
+    if (!r || !gfx_intersect(r, &all, &g->clip)) g->clip = r ? (SDL_Rect){0, 0, 0, 0} : all;
 }
 
-void gfx_clear(Gfx *g, Color c) { SDL_FillRect(g->surface, NULL, c | 0xFF000000u); }
+// As SDL_IntersectRect: false, and an empty result, when they do not meet.
+bool gfx_intersect(const SDL_Rect *a, const SDL_Rect *b, SDL_Rect *out) {
+    if (a->w <= 0 || a->h <= 0 || b->w <= 0 || b->h <= 0) {
+        out->w = out->h = 0;
+        return false;
+    }
+    int x0 = SDL_max(a->x, b->x), y0 = SDL_max(a->y, b->y);
+    int x1 = SDL_min(a->x + a->w, b->x + b->w), y1 = SDL_min(a->y + a->h, b->y + b->h);
+    *out = (SDL_Rect){x0, y0, x1 - x0, y1 - y0};
+    return out->w > 0 && out->h > 0;
+}
+
+// As SDL_UnionRect: the smallest rectangle holding both (an empty one adds nothing).
+SDL_Rect gfx_union(SDL_Rect a, SDL_Rect b) {
+    bool a_empty = a.w <= 0 || a.h <= 0, b_empty = b.w <= 0 || b.h <= 0;
+    if (a_empty) return b_empty ? (SDL_Rect){0, 0, 0, 0} : b;
+    if (b_empty) return a;
+    int x0 = SDL_min(a.x, b.x), y0 = SDL_min(a.y, b.y);
+    int x1 = SDL_max(a.x + a.w, b.x + b.w), y1 = SDL_max(a.y + a.h, b.y + b.h);
+    return (SDL_Rect){x0, y0, x1 - x0, y1 - y0};
+}
+
+// The whole drawing area (the clip rectangle), opaque.
+void gfx_clear(Gfx *g, Color c) { gfx_fill(g, g->clip, c | 0xFF000000u); }
 
 // Blends colour c with coverage a (0..1) into one pixel.
 static inline void blend(Uint32 *p, Color c, float a) {
@@ -273,11 +239,11 @@ static inline void blend(Uint32 *p, Color c, float a) {
     *p = 0xFF000000u | (Uint32)r << 16 | (Uint32)gr << 8 | (Uint32)b;
 }
 
-static Uint32 *pixel(Gfx *g, int x, int y) { return (Uint32 *)((Uint8 *)g->surface->pixels + (size_t)y * g->surface->pitch) + x; }
+static Uint32 *pixel(Gfx *g, int x, int y) { return (Uint32 *)((Uint8 *)g->canvas.pixels + (size_t)y * (size_t)g->canvas.pitch) + x; }
 
 void gfx_fill(Gfx *g, SDL_Rect r, Color c) {
     SDL_Rect v;
-    if (!SDL_IntersectRect(&r, &g->clip, &v)) return;
+    if (!gfx_intersect(&r, &g->clip, &v)) return;
     if ((c >> 24) == 0xFF) {
         // Plain stores, not SDL_FillRect: its streaming (non-temporal) stores
         // followed by ordinary ones for each row's tail made a heatmap of
@@ -320,7 +286,7 @@ void gfx_frame(Gfx *g, SDL_Rect r, int t, Color c) {
 
 void gfx_hatch(Gfx *g, SDL_Rect r, int spacing, Color c) {
     SDL_Rect v;
-    if (spacing < 2 || !SDL_IntersectRect(&r, &g->clip, &v)) return;
+    if (spacing < 2 || !gfx_intersect(&r, &g->clip, &v)) return;
     for (int y = v.y; y < v.y + v.h; y++)
         for (int x = v.x; x < v.x + v.w; x++)
             if ((x + y) % spacing == 0) blend(pixel(g, x, y), c, 1.0f);
@@ -347,95 +313,21 @@ void gfx_line(Gfx *g, float x0, float y0, float x1, float y1, float width, Color
         }
 }
 
-// SDL_ttf reads the font through this stream, at the position kept here,
-// from the blocks of the file last read.
-static Sint64 font_size(SDL_RWops *rw) { return ((Gfx *)rw->hidden.unknown.data1)->font_bytes; }
-
-static Sint64 font_seek(SDL_RWops *rw, Sint64 offset, int whence) {
-    Gfx *g = rw->hidden.unknown.data1;
-    Sint64 at = whence == RW_SEEK_SET ? offset : whence == RW_SEEK_CUR ? g->font_at + offset : g->font_bytes + offset;
-    if (at < 0) return SDL_SetError("seek before the start of the font file");
-    return g->font_at = at;
-}
-
-// The block holding byte `at`, read if it is not held; NULL at the end of
-// the file or on a read error (a file cut short since: the glyph is missing).
-static const FontBlock *font_block(Gfx *g, Sint64 at) {
-    Sint64 index = at / FONT_BLOCK;
-    FontBlock *b = &g->font_blocks[index % FONT_BLOCKS];
-    if (b->index != index) {
-        b->index = -1;
-        size_t len = 0;
-        while (len < FONT_BLOCK) {
-            ssize_t r = pread(g->font_fd, b->data + len, FONT_BLOCK - len, (off_t)(index * FONT_BLOCK + (Sint64)len));
-            if (r <= 0) break;
-            len += (size_t)r;
-        }
-        b->index = index;
-        b->len = len;
-    }
-    Sint64 off = at - index * FONT_BLOCK;
-    return off < (Sint64)b->len ? b : NULL;
-}
-
-static size_t font_read(SDL_RWops *rw, void *ptr, size_t size, size_t n) {
-    Gfx *g = rw->hidden.unknown.data1;
-    if (size == 0 || n > SIZE_MAX / size) return 0;
-    size_t want = size * n, got = 0;
-    while (got < want) {
-        const FontBlock *b = font_block(g, g->font_at);
-        if (!b) break;
-        size_t off = (size_t)(g->font_at % FONT_BLOCK), take = b->len - off;
-        if (take > want - got) take = want - got;
-        memcpy((char *)ptr + got, b->data + off, take);
-        got += take;
-        g->font_at += (Sint64)take;
-    }
-    return got / size;
-}
-
-static size_t font_write(SDL_RWops *rw, const void *ptr, size_t size, size_t n) {
-    (void)rw, (void)ptr, (void)size, (void)n;
-    return 0;
-}
-
-static int font_close(SDL_RWops *rw) {
-    SDL_FreeRW(rw);  // the file itself stays open with the Gfx
-    return 0;
-}
-
 // One font object for every size, resized as needed: opening the CJK
-// collection again costs about 6 ms and 600 page faults a size (most of a
-// window's first frame), where a resize costs microseconds. The glyphs
-// SDL_ttf drops on a resize are cheap to load again; rendered text and
-// widths are cached here by size anyway.
-static TTF_Font *open_size(Gfx *g, int px) {
-    SDL_RWops *rw = SDL_AllocRW();
-    if (!rw) return NULL;
-    rw->size = font_size;
-    rw->seek = font_seek;
-    rw->read = font_read;
-    rw->write = font_write;
-    rw->close = font_close;
-    rw->type = SDL_RWOPS_UNKNOWN;
-    rw->hidden.unknown.data1 = g;
-    g->font_at = 0;
-    return TTF_OpenFontIndexRW(rw, 1, px, strstr(g->font_path, ".ttc") ? 3 : 0);
-}
-
-static TTF_Font *font_for(Gfx *g, int px) {
-    if (px < 4) px = 4;
-    if (g->font_px != px && TTF_SetFontSize(g->font, px) == 0) g->font_px = px;
+// collection again costs about 6 ms and 600 page faults a size, where a
+// resize costs microseconds. Rendered text and widths are cached by size.
+static Font *font_for(Gfx *g, int px) {
+    font_set_px(g->font, px < 4 ? 4 : px);  // on failure the size stays
     return g->font;
 }
 
-// SDL_ttf has no fallback between fonts: characters the font lacks are spelt
+// There is no fallback between fonts: characters the font lacks are spelt
 // another way (Kᵀ → K^T, W₁ → W1) or shown as "?", never as empty boxes.
 static const char *displayable(Gfx *g, const char *in, char *buf, size_t size) {
     bool plain = true;
     for (const char *p = in; *p && plain; p++) plain = (unsigned char)*p < 0x80;
     if (plain) return in;
-    TTF_Font *f = g->font;
+    Font *f = g->font;
     size_t o = 0;
     for (const unsigned char *p = (const unsigned char *)in; *p && o + 8 < size;) {
         int len = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3 : 4;
@@ -450,7 +342,7 @@ static const char *displayable(Gfx *g, const char *in, char *buf, size_t size) {
             p++;
             continue;
         }
-        if (len == 1 || TTF_GlyphIsProvided32(f, cp)) {
+        if (len == 1 || font_has_char(f, cp)) {
             memcpy(buf + o, p, (size_t)len);
             o += (size_t)len;
         } else if (cp == 0x1D40) {
@@ -475,25 +367,60 @@ static Uint32 text_hash(const char *text, int px, Color c) {
     return (h ^ c) * 16777619u;
 }
 
-static SDL_Surface *render_text(Gfx *g, const char *text, int px, Color c) {
-    Uint32 h = text_hash(text, px, c);
-    TextEntry *e = &g->cache[h % TEXT_CACHE];
-    if (e->text && e->px == px && e->color == c && !strcmp(e->text, text)) return e->surface;
-    g->cache_bytes -= surface_bytes(e->surface);
+// text drawn at px: its coverage, from the cache or rendered; NULL if none.
+static const FontImage *render_text(Gfx *g, const char *text, int px) {
+    TextEntry *e = &g->cache[text_hash(text, px, 0) % TEXT_CACHE];
+    if (e->text && e->px == px && !strcmp(e->text, text)) return &e->img;
+    g->cache_bytes -= image_bytes(&e->img);
     free(e->text);
-    SDL_FreeSurface(e->surface);
-    e->text = NULL;
-    e->surface = NULL;
-    SDL_Color col = {(Uint8)(c >> 16), (Uint8)(c >> 8), (Uint8)c, (Uint8)(c >> 24)};
+    free(e->img.alpha);
+    *e = (TextEntry){0};
     char buf[TEXT_BYTES];
-    SDL_Surface *s = TTF_RenderUTF8_Blended(font_for(g, px), displayable(g, text, buf, sizeof buf), col);
-    if (g->cache_bytes + surface_bytes(s) > TEXT_CACHE_BYTES) cache_clear(g);  // e is empty: nothing the caller holds
-    e->surface = s;
-    g->cache_bytes += surface_bytes(s);
-    e->text = e->surface ? strdup(text) : NULL;
+    FontImage im;
+    if (font_render(font_for(g, px), displayable(g, text, buf, sizeof buf), &im)) return NULL;
+    if (g->cache_bytes + image_bytes(&im) > TEXT_CACHE_BYTES) cache_clear(g);  // e is empty: nothing the caller holds
+    if (!(e->text = strdup(text))) {
+        free(im.alpha);
+        return NULL;
+    }
     e->px = px;
-    e->color = c;
-    return e->surface;
+    e->img = im;
+    g->cache_bytes += image_bytes(&im);
+    return &e->img;
+}
+
+// Coverage a of colour c as drawn: c's alpha times a (0 counts as opaque, as in SDL_ttf).
+static inline unsigned text_alpha(unsigned a, Color c) {
+    unsigned ca = c >> 24;
+    if (ca == 0 || ca == 255) return a;
+    unsigned t = ca * a;
+    return (t + 1 + (t >> 8)) >> 8;  // t / 255, rounded
+}
+
+// Blends im in colour c with its top left at (x, y), inside the clip.
+static void blit_text(Gfx *g, const FontImage *im, int x, int y, Color c) {
+    SDL_Rect v, r = {x, y, im->w, im->h};
+    if (!gfx_intersect(&r, &g->clip, &v)) return;
+    Uint32 solid = c | 0xFF000000u;
+    for (int py = v.y; py < v.y + v.h; py++) {
+        const unsigned char *src = im->alpha + (size_t)(py - y) * (size_t)im->w + (v.x - x);
+        Uint32 *dst = pixel(g, v.x, py);
+        for (int px = 0; px < v.w; px++) {
+            unsigned a = text_alpha(src[px], c);
+            if (a == 0) continue;
+            if (a == 255) {
+                dst[px] = solid;
+                continue;
+            }
+            // each channel d + (s − d)·a/256, as SDL's blit of a text surface
+            Uint32 d = dst[px], out = 0xFF000000u;
+            for (int shift = 0; shift <= 16; shift += 8) {
+                int s8 = (int)((c >> shift) & 255), d8 = (int)((d >> shift) & 255);
+                out |= (Uint32)(d8 + (((s8 - d8) * (int)a) >> 8)) << shift;
+            }
+            dst[px] = out;
+        }
+    }
 }
 
 int gfx_text_width(Gfx *g, const char *utf8, int px) {
@@ -502,23 +429,23 @@ int gfx_text_width(Gfx *g, const char *utf8, int px) {
     if (e->text && e->px == px && !strcmp(e->text, utf8)) return e->w;
     int w = 0, h = 0;
     char buf[TEXT_BYTES];
-    TTF_SizeUTF8(font_for(g, px), displayable(g, utf8, buf, sizeof buf), &w, &h);
+    if (font_measure(font_for(g, px), displayable(g, utf8, buf, sizeof buf), &w, &h)) w = 0;
     free(e->text);
     *e = (WidthEntry){strdup(utf8), px, w};  // a failed strdup only misses the cache
     return w;
 }
 
-int gfx_line_height(Gfx *g, int px) { return TTF_FontLineSkip(font_for(g, px)); }
+int gfx_line_height(Gfx *g, int px) { return font_line_skip(font_for(g, px)); }
 
 int gfx_text(Gfx *g, int x, int y, const char *utf8, int px, Color c, int align) {
     if (!utf8 || !*utf8) return 0;
-    SDL_Surface *s = render_text(g, utf8, px, c);
-    if (!s) return 0;
-    SDL_Rect dst = {align == GFX_CENTER ? x - s->w / 2 : align == GFX_RIGHT ? x - s->w : x, y, s->w, s->h}, in;
-    if (g->whole_text && (!SDL_IntersectRect(&dst, &g->clip, &in) || !SDL_RectEquals(&in, &dst))) return s->w;
+    const FontImage *im = render_text(g, utf8, px);
+    if (!im) return 0;
+    SDL_Rect dst = {align == GFX_CENTER ? x - im->w / 2 : align == GFX_RIGHT ? x - im->w : x, y, im->w, im->h}, in;
+    if (g->whole_text && (!gfx_intersect(&dst, &g->clip, &in) || !SDL_RectEquals(&in, &dst))) return im->w;
     if (g->marks) mark_text(g, dst, px, utf8);
-    SDL_BlitSurface(s, NULL, g->surface, &dst);
-    return s->w;
+    blit_text(g, im, dst.x, dst.y, c);
+    return im->w;
 }
 
 // utf8, or as much of it as fits in w with "…" (in buf); NULL if nothing fits.
@@ -666,11 +593,11 @@ int gfx_math(Gfx *g, int x, int y, int w, const char *utf8, int px, Color c) {
     MathRuns m = {.n = 0};
     math_parse(&m, utf8, strlen(utf8), px, 0, px * 7 / 10);
     if (m.overflow || math_width(g, &m) > w) return gfx_text_fit(g, x, y, w, utf8, px, c, GFX_LEFT);
-    int baseline = y + TTF_FontAscent(font_for(g, px)), at = x;
+    int baseline = y + font_ascent(font_for(g, px)), at = x;
     for (int i = 0; i < m.n; i++) {
         const MathRun *r = &m.run[i];
         g->mark_sub = r->px < px;
-        at += gfx_text(g, at, baseline - r->rise - TTF_FontAscent(font_for(g, r->px)), r->text, r->px, c, GFX_LEFT);
+        at += gfx_text(g, at, baseline - r->rise - font_ascent(font_for(g, r->px)), r->text, r->px, c, GFX_LEFT);
     }
     g->mark_sub = false;
     return at - x;
@@ -757,8 +684,8 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
     }
     char buf[256];
     const char *text = fitted(g, utf8, px, len, buf, sizeof buf);
-    SDL_Surface *s = text ? render_text(g, text, px, c) : NULL;
-    if (!s || SDL_LockSurface(s) < 0) return 0;
+    const FontImage *s = text ? render_text(g, text, px) : NULL;
+    if (!s) return 0;
     g->mark_cut = text != utf8;
     g->mark_turned = true;
     if (g->marks) mark_text(g, (SDL_Rect){x, bottom - s->w, s->h, s->w}, px, text);
@@ -768,14 +695,12 @@ int gfx_text_up(Gfx *g, int x, int bottom, int len, const char *utf8, int px, Co
     for (int sy = 0; sy < s->h; sy++) {
         int dx = x + sy;
         if (dx < k->x || dx >= k->x + k->w) continue;
-        const Uint32 *row = (const Uint32 *)((const Uint8 *)s->pixels + (size_t)sy * s->pitch);
+        const unsigned char *row = s->alpha + (size_t)sy * (size_t)s->w;
         for (int sx = 0; sx < s->w; sx++) {
             int dy = bottom - 1 - sx;
-            Uint8 r, gr, b, a;
-            SDL_GetRGBA(row[sx], s->format, &r, &gr, &b, &a);
+            unsigned a = text_alpha(row[sx], c);
             if (a && dy >= k->y && dy < k->y + k->h) blend(pixel(g, dx, dy), c | 0xFF000000u, (float)a / 255.0f);
         }
     }
-    SDL_UnlockSurface(s);
     return s->w;
 }

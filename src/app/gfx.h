@@ -1,7 +1,7 @@
-// Drawing onto a software surface. The window, the headless tests and the PNG
-// export all draw through this one module onto an SDL_Surface, so all three
-// show the same pixels; the window only copies the finished surface to the
-// screen.
+// Drawing onto pixels in memory. The window, the headless tests and the PNG
+// export all draw through this one module, so all three show the same
+// pixels; the window only shows the finished frame. It calls no SDL (only
+// its rectangle type is used): the export runs without loading SDL.
 #ifndef TT_GFX_H
 #define TT_GFX_H
 
@@ -28,12 +28,17 @@ Gfx *gfx_new(int w, int h, const char *font_path, Error *err);
 void gfx_free(Gfx *g);
 // Resizes the canvas (contents are lost), back to a canvas of its own. Returns 0 or -1.
 int gfx_resize(Gfx *g, int w, int h);
-// Draws on s from now on instead, e.g. a window's framebuffer, so that
-// showing a frame copies nothing. The caller keeps s, and calls this again
-// (or gfx_resize) when s goes away. -1 for a pixel format other than
-// ARGB8888 or RGB888; the canvas is then unchanged.
-int gfx_use_surface(Gfx *g, SDL_Surface *s);
-SDL_Surface *gfx_surface(Gfx *g);
+// The pixels drawn on: 0xAARRGGBB words (alpha may be padding), pitch in bytes.
+typedef struct {
+    void *pixels;
+    int w, h, pitch;
+} GfxPixels;
+// Draws on the caller's pixels from now on, e.g. a window's framebuffer
+// (ARGB8888 or RGB888), so that showing a frame copies nothing. The caller
+// keeps them, and calls this again (or gfx_resize) when they go away.
+// -1 for a size or pitch that cannot be; the canvas is then unchanged.
+int gfx_use_pixels(Gfx *g, void *pixels, int w, int h, int pitch);
+const GfxPixels *gfx_pixels(const Gfx *g);
 int gfx_width(const Gfx *g);
 int gfx_height(const Gfx *g);
 void gfx_set_scale(Gfx *g, float scale);
@@ -45,6 +50,10 @@ int gfx_px(const Gfx *g, float design_px);
 void gfx_clip(Gfx *g, const SDL_Rect *r);
 // The rectangle drawing is restricted to now.
 SDL_Rect gfx_get_clip(const Gfx *g);
+// Where a and b overlap (as SDL_IntersectRect): false when they do not.
+bool gfx_intersect(const SDL_Rect *a, const SDL_Rect *b, SDL_Rect *out);
+// The smallest rectangle holding a and b (as SDL_UnionRect).
+SDL_Rect gfx_union(SDL_Rect a, SDL_Rect b);
 // whole true: text not wholly inside the clip rectangle is left out rather
 // than cut (a scrolled column of lines shows no half lines).
 void gfx_clip_whole_text(Gfx *g, bool whole);

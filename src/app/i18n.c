@@ -507,3 +507,8 @@ const char *i18n_model_name(Lang lang, const char *name, char *buf, size_t size)
     buf[n] = '\0';
     return buf;
 }
+
+const char *i18n_mode_name(Lang lang, int mode) {
+    static const StringId names[] = {S_GREEDY, S_BEAM, S_SAMPLING, S_TEACHER_FORCING};
+    return mode >= 0 && mode < (int)(sizeof names / sizeof *names) ? i18n(lang, names[mode]) : "?";
+}

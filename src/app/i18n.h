@@ -195,5 +195,7 @@ const char *i18n_formula(Lang lang, const char *formula);
 // translated ("en→zh-TW (toy corpus)" → 「英文→繁體中文（玩具語料）」), any
 // other name as it is. Returns buf, or name itself in English.
 const char *i18n_model_name(Lang lang, const char *name, char *buf, size_t size);
+// A decoding strategy's name (a DecodeMode) as the settings panel and the top row show it.
+const char *i18n_mode_name(Lang lang, int mode);
 
 #endif

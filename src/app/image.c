@@ -18,7 +18,7 @@ static void png_quiet_warning(png_structp png, png_const_charp msg) {
     (void)msg;
 }
 
-int img_save_png(const char *path, SDL_Surface *s, Error *err) {
+int img_save_png(const char *path, const GfxPixels *s, Error *err) {
     AtomicFile af;
     if (fio_atomic_open(&af, path, err)) return -1;
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, png_quiet_error, png_quiet_warning);
@@ -48,9 +48,8 @@ int img_save_png(const char *path, SDL_Surface *s, Error *err) {
     png_set_compression_strategy(png, Z_DEFAULT_STRATEGY);
     png_set_compression_level(png, 1);
     png_write_info(png, info);
-    SDL_LockSurface(s);
     for (int y = 0; y < s->h; y++) {
-        const Uint32 *p = (const Uint32 *)((const Uint8 *)s->pixels + (size_t)y * s->pitch);
+        const uint32_t *p = (const uint32_t *)((const unsigned char *)s->pixels + (size_t)y * (size_t)s->pitch);
         for (int x = 0; x < s->w; x++) {
             row[3 * x] = (png_byte)(p[x] >> 16);
             row[3 * x + 1] = (png_byte)(p[x] >> 8);
@@ -58,7 +57,6 @@ int img_save_png(const char *path, SDL_Surface *s, Error *err) {
         }
         png_write_row(png, row);
     }
-    SDL_UnlockSurface(s);
     png_write_end(png, NULL);
     png_destroy_write_struct(&png, &info);
     free(row);

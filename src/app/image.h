@@ -2,11 +2,10 @@
 #ifndef TT_IMAGE_H
 #define TT_IMAGE_H
 
-#include <SDL.h>
-
 #include "error.h"
+#include "gfx.h"
 
-// Writes an ARGB8888 surface as an 8-bit RGB PNG.
-int img_save_png(const char *path, SDL_Surface *s, Error *err);
+// Writes 0xAARRGGBB pixels as an 8-bit RGB PNG.
+int img_save_png(const char *path, const GfxPixels *s, Error *err);
 
 #endif

@@ -166,11 +166,6 @@ static void slide(const SettingsPanel *sp, const SpState *st, int x, SpChange *o
     out->decode = d;
 }
 
-const char *sp_mode_name(Lang lang, DecodeMode mode) {
-    static const StringId names[] = {S_GREEDY, S_BEAM, S_SAMPLING, S_TEACHER_FORCING};
-    return i18n(lang, names[mode]);
-}
-
 // Arrow keys in the open panel: ↑ ↓ choose a row, ← → change it.
 static bool settings_key(SettingsPanel *sp, const SpState *st, SDL_Keycode sym, SpChange *out) {
     SettingsRow rows[ROW_COUNT];
@@ -293,7 +288,7 @@ void sp_draw(SettingsPanel *sp, Gfx *g, const SpState *st, const Theme *th, Lang
     }
     DecodeMode modes[4];
     int n_modes = strategies(st, modes), chips_w = 0;
-    for (int i = 0; i < n_modes; i++) chips_w += gfx_text_width(g, sp_mode_name(lang, modes[i]), px) + 2 * pad + pad / 2;
+    for (int i = 0; i < n_modes; i++) chips_w += gfx_text_width(g, i18n_mode_name(lang, modes[i]), px) + 2 * pad + pad / 2;
     int title_h = gfx_line_height(g, fit_px(g, 22, fit)) + pad / 2;
     SDL_Rect box = {0, sp->button.y + sp->button.h + pad / 2, label_w + 2 * pad + (chips_w > fit_px(g, 420, fit) ? chips_w : fit_px(g, 420, fit)), 0};
     box.h = panel_height(g, n, fit);
@@ -311,7 +306,7 @@ void sp_draw(SettingsPanel *sp, Gfx *g, const SpState *st, const Theme *th, Lang
         SDL_Rect r = {cx, y + fit_px(g, 2, fit), 0, row_h - fit_px(g, 6, fit)};
         if (rows[i] == ROW_STRATEGY) {
             for (int k = 0; k < n_modes; k++) {
-                const char *name = sp_mode_name(lang, modes[k]);
+                const char *name = i18n_mode_name(lang, modes[k]);
                 r.w = gfx_text_width(g, name, px) + 2 * pad;
                 wg_button(g, th, r, name, px, modes[k] == st->decode->mode);
                 add_hit(sp, r, rows[i], 0, (int)modes[k]);

@@ -69,7 +69,5 @@ void sp_set_model(SettingsPanel *sp, const char *path);
 bool sp_event(SettingsPanel *sp, const SDL_Event *e, const SpState *st, SpChange *out);
 // The panel under sp->button, when open.
 void sp_draw(SettingsPanel *sp, Gfx *g, const SpState *st, const Theme *th, Lang lang);
-// A strategy's name as the panel and the top row show it.
-const char *sp_mode_name(Lang lang, DecodeMode mode);
 
 #endif

@@ -42,7 +42,7 @@ void view_draw(Gfx *g, SDL_Rect area, const ViewState *vs) {
     const Step *s = trace_step(vs->trace, vs->step);
     const ViewRow *v = s ? view_of(s) : NULL;
     SDL_Rect outer = gfx_get_clip(g), clip;  // inside any clip already set (a zoomed view is larger than its place)
-    if (!v || !SDL_IntersectRect(&area, &outer, &clip)) return;
+    if (!v || !gfx_intersect(&area, &outer, &clip)) return;
     gfx_clip(g, &clip);
     v->draw(g, area, vs, s);
     gfx_clip(g, &outer);

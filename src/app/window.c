@@ -54,15 +54,21 @@ static bool attach(SDL_Window *win, Gfx *g, Screen *sc) {
     if (!s) {
         *sc = (Screen){0};
         sc->stale = true;
-        if (gfx_surface(g) && (gfx_width(g) > 1 || gfx_height(g) > 1)) gfx_resize(g, 1, 1);
+        if (gfx_width(g) > 1 || gfx_height(g) > 1) gfx_resize(g, 1, 1);
         return false;
     }
     if (screen_same(sc, s)) return true;
     *sc = (Screen){s, s->pixels, s->w, s->h, s->pitch, s->format->format, false};
     pg_prefault(s->pixels, (size_t)s->pitch * (size_t)s->h);  // drawn whole at once: not page by page
-    if (gfx_use_surface(g, s) == 0) return true;
-    SDL_Surface *c = gfx_surface(g);
-    return (c->w == s->w && c->h == s->h) || gfx_resize(g, s->w, s->h) == 0;
+    if (window_draw_on(g, s) == 0) return true;
+    return (gfx_width(g) == s->w && gfx_height(g) == s->h) || gfx_resize(g, s->w, s->h) == 0;
+}
+
+int window_draw_on(Gfx *g, SDL_Surface *s) {
+    // the drawing writes 0xAARRGGBB words: alpha may be padding, the colours must sit there
+    Uint32 f = s->format->format;
+    if (f != SDL_PIXELFORMAT_ARGB8888 && f != SDL_PIXELFORMAT_RGB888) return -1;
+    return gfx_use_pixels(g, s->pixels, s->w, s->h, s->pitch);
 }
 
 // True for the window events after which SDL may hand out a new surface.
@@ -110,7 +116,9 @@ static float base_scale(SDL_Window *win, const AppOptions *o, float hidpi) {
 // Shows the frame drawn on the surface attached (attach, just before).
 static void present(SDL_Window *win, Gfx *g, const Screen *sc) {
     if (!sc->surface) return;
-    if (sc->surface != gfx_surface(g)) SDL_BlitSurface(gfx_surface(g), NULL, sc->surface, NULL);
+    const GfxPixels *p = gfx_pixels(g);
+    if (p->pixels != sc->pixels)  // a framebuffer of another format: converted into it
+        SDL_ConvertPixels(p->w, p->h, SDL_PIXELFORMAT_ARGB8888, p->pixels, p->pitch, sc->format, sc->pixels, sc->pitch);
     SDL_UpdateWindowSurface(win);
 }
 

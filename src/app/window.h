@@ -14,6 +14,10 @@ int window_run(const AppOptions *o);
 // The type size a screen this many pixels tall gets by default: 1 up to 840,
 // in proportion above, so that at 1080 the smallest labels are 18 px (1.29).
 float window_display_fit(int display_height);
+// Draws on s (a window's framebuffer) from now on: 0, or -1 for a pixel
+// format the drawing does not write (only ARGB8888 and RGB888), the
+// canvas then unchanged.
+int window_draw_on(Gfx *g, SDL_Surface *s);
 
 // The size the window opens at on a screen whose usable area (without
 // panels and docks) is usable_w × usable_h: nine tenths of it, never more,

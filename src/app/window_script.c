@@ -321,7 +321,7 @@ bool script_step(Script *sc, App *a, SDL_Window *win, Gfx *g) {
                              gfx_height(g));
             } else if (script_is(line, "export")) {
                 Error err;
-                bool ok = img_save_png(arg, gfx_surface(g), &err) == 0;
+                bool ok = img_save_png(arg, gfx_pixels(g), &err) == 0;
                 script_check(sc, ok, "%s", ok ? "" : err.msg);
             } else if (script_is(line, "expect-png")) {
                 char path[1024];
