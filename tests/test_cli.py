@@ -1148,6 +1148,43 @@ class TestSentenceList(CliCase):
         self.assert_error(run("window", "--sentences", path), 1, words=("cannot open", "no such file"), names=(path,))
 
 
+class TestLibrariesLoaded(CliCase):
+    """A command loads only the libraries it uses: no SDL (and the ~55
+    libraries it brings) for a translation, a trace or a PNG export, whose
+    drawing needs FreeType and HarfBuzz alone (docs/PERFORMANCE.md)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def loaded(self, *args):
+        env = dict(ENV, LD_DEBUG="files")
+        r = subprocess.run([TRACER, *args], capture_output=True, text=True, env=env, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr[-2000:])
+        names = set()
+        for line in r.stderr.splitlines():
+            if "file=" in line and ("needed by" in line or "dynamically loaded by" in line):
+                names.add(line.split("file=")[1].split()[0])
+        return names
+
+    def test_translate_and_trace(self):
+        out = os.path.join(self.tmp.name, "t.json")
+        for args in (("translate", "--src", SENTENCE), ("trace", "--src", SENTENCE, "--out", out)):
+            names = self.loaded(*args)
+            self.assertTrue(any(n.startswith("libc.so") for n in names), names)  # LD_DEBUG did report
+            drawing = [n for n in names if "SDL" in n or "freetype" in n or "harfbuzz" in n or "transformer-tracer-" in n]
+            self.assertEqual(drawing, [], args[0])
+
+    def test_export_loads_no_sdl(self):
+        out = os.path.join(self.tmp.name, "e.png")
+        names = self.loaded("export", "--src", SENTENCE, "--stage", "enc.L1.self_attn.weights", "--out", out)
+        self.assertTrue(any("transformer-tracer-draw.so" in n for n in names), names)
+        self.assertTrue(any(n.startswith("libfreetype") for n in names), names)
+        self.assertEqual([n for n in names if "SDL" in n or n.startswith("libX11") or n.startswith("libpulse")], [])
+
+
 class TestCoreHasNoSDL(unittest.TestCase):
     def test_no_sdl_in_core(self):
         # C files may not include or name SDL; build files may not depend on it

@@ -216,6 +216,49 @@ static void test_render_step_png_unwritable(void **state) {
     trace_free(t);
 }
 
+// The PNG writer (image.c) against libpng's reader: pictures of every width
+// from 1 pixel (runs that cross rows, a match at the stream's start), flat,
+// striped, repeating and noisy, and a canvas whose pitch is wider than its
+// rows; every pixel must come back.
+static void test_png_round_trip(void **state) {
+    Fixture *f = *state;
+    static const int sizes[][2] = {{1, 1}, {1, 7}, {2, 3}, {3, 5}, {7, 2}, {300, 200}, {1201, 9}};
+    uint32_t seed = 12345;
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        int w = sizes[k][0], h = sizes[k][1], pitch = w * 4 + 12;
+        uint32_t *px = calloc((size_t)pitch / 4 * (size_t)h, 4);
+        assert_non_null(px);
+        for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++) {
+                seed = seed * 1664525u + 1013904223u;
+                uint32_t c = y < h / 3 ? 0xFF000002u  // flat: runs at distance 3, the first reaching back to the filter byte
+                             : y < 2 * h / 3 ? ((x / 3) % 2 ? 0xFFFFFFFFu : 0xFF000000u)  // stripes
+                                             : seed >> 8;                           // noise: literals
+                px[(size_t)y * (size_t)(pitch / 4) + (size_t)x] = c | (seed & 0xFF000000u);  // alpha: padding, not written
+            }
+        GfxPixels p = {px, w, h, pitch};
+        char path[512], why[256];
+        Error err;
+        snprintf(path, sizeof path, "%s/round-%zu.png", f->tmp, k);
+        if (img_save_png(path, &p, &err)) fail_msg("%s", err.msg);
+        Image im;
+        if (!png_read(path, &im, why, sizeof why)) fail_msg("%s: %s", path, why);
+        expect_int("width", im.w, w);
+        expect_int("height", im.h, h);
+        int differ = 0;
+        for (int y = 0; y < h && im.w == w && im.h == h; y++)
+            for (int x = 0; x < w; x++) {
+                int c[3];
+                image_pixel(&im, x, y, c);
+                uint32_t want = px[(size_t)y * (size_t)(pitch / 4) + (size_t)x] & 0xFFFFFFu;
+                differ += ((uint32_t)c[0] << 16 | (uint32_t)c[1] << 8 | (uint32_t)c[2]) != want;
+            }
+        if (differ) fail_msg("%d×%d: %d pixels came back different", w, h, differ);
+        free(im.rgb);
+        free(px);
+    }
+}
+
 static void test_export_view(void **state) {
     Fixture *f = *state;
     go_to(f->a, "enc.L1.self_attn.weights", 3, 0);
@@ -799,6 +842,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_history_page_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_step_png, setup, teardown),
         cmocka_unit_test_setup_teardown(test_render_step_png_unwritable, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_png_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_export_view, setup, teardown),
         cmocka_unit_test_setup_teardown(test_ctrl_s, setup, teardown),
         cmocka_unit_test(test_gold_once_per_trace),

@@ -1,7 +1,7 @@
 #!/bin/bash
 # The program for the browser: bash tools/build-web.sh [OUT]
 #
-# Builds SDL2, FreeType, HarfBuzz, SDL2_ttf, zlib and libpng from Debian's source
+# Builds SDL2, FreeType, HarfBuzz, zlib and libpng from Debian's source
 # packages with Emscripten (Debian's emscripten package) into a cache outside
 # the repository, reused while their versions do not change; then builds the
 # same core, lesson and app sources into a static folder (default
@@ -43,7 +43,7 @@ need_debs emscripten node-acorn python3-fonttools fonts-noto-cjk dpkg-dev cmake 
 mkdir -p "$cache/src"
 
 # Debian source packages, in build order
-pkgs=(zlib libpng1.6 freetype harfbuzz libsdl2 libsdl2-ttf)
+pkgs=(zlib libpng1.6 freetype harfbuzz libsdl2)
 ensure_deb_src
 declare -A ver dir
 
@@ -110,19 +110,13 @@ if [ ! -f "$prefix/.done" ]; then
     # video and events only: the program has no sound, joystick or threads
     cm libsdl2 -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_TEST=OFF -DSDL_AUDIO=OFF -DSDL_JOYSTICK=OFF -DSDL_HAPTIC=OFF \
         -DSDL_SENSOR=OFF -DSDL_POWER=OFF -DSDL_HIDAPI=OFF -DSDL_THREADS=OFF -DSDL_PTHREADS=OFF -DSDL_OPENGL=OFF -DSDL_OPENGLES=OFF
-    # HarfBuzz's one-file build, with FreeType: SDL2_ttf places glyphs with
-    # it on the desktop, so the page's text lines up with the goldens
+    # HarfBuzz's one-file build, with FreeType: the text is shaped with it
+    # (src/app/font.c) as on the desktop, so the page's text lines up with the goldens
     mkdir -p "$cache/build/hb" "$prefix/include/harfbuzz"
     nice -n 15 em++ -O2 -std=c++11 -fno-exceptions -fno-rtti -DHAVE_FREETYPE -I"$prefix/include/freetype2" \
         -c "${dir[harfbuzz]}/src/harfbuzz.cc" -o "$cache/build/hb/harfbuzz.o"
     emar rcs "$prefix/lib/libharfbuzz.a" "$cache/build/hb/harfbuzz.o"
     cp "${dir[harfbuzz]}"/src/hb*.h "$prefix/include/harfbuzz/"
-    # SDL2_ttf is one source file
-    mkdir -p "$cache/build/ttf"
-    nice -n 15 emcc -O2 -DTTF_USE_HARFBUZZ=1 -c "${dir[libsdl2-ttf]}/SDL_ttf.c" -o "$cache/build/ttf/SDL_ttf.o" \
-        -I"$prefix/include/SDL2" -I"$prefix/include/freetype2" -I"$prefix/include/harfbuzz" -I"$prefix/include"
-    emar rcs "$prefix/lib/libSDL2_ttf.a" "$cache/build/ttf/SDL_ttf.o"
-    cp "${dir[libsdl2-ttf]}/SDL_ttf.h" "$prefix/include/SDL2/"
     rm -rf "$cache/build"
     say "libraries built in $(($(date +%s) - t0)) s"
     touch "$prefix/.done"
@@ -137,6 +131,7 @@ version=$(sed -n "s/^  version: '\(.*\)',/\1/p" "$root/meson.build")
 cat >"$obj/tt_config.h" <<CONF
 #pragma once
 #define TT_APP_MODULE ""
+#define TT_DRAW_MODULE ""
 #define TT_APP_MODULE_DIR ""
 #define TT_APP_MODULE_FROM_BIN ""
 #define TT_INSTALL_DATA "/data"
@@ -144,7 +139,8 @@ cat >"$obj/tt_config.h" <<CONF
 #define TT_VERSION "$version"
 CONF
 cflags=(-std=c11 -D_POSIX_C_SOURCE=200809L -DTT_APP_LINKED -I"$obj" -I"$root/src/core" -I"$root/src/lesson"
-        -I"$root/src/app" -I"$prefix/include/SDL2" -I"$prefix/include" -Wall -Wextra)
+        -I"$root/src/app" -I"$prefix/include/SDL2" -I"$prefix/include" -I"$prefix/include/freetype2"
+        -I"$prefix/include/harfbuzz" -Wall -Wextra)
 compile() {  # compile DIR OPT... -- FILE...: each file into $obj/DIR, two at a time
     local dir=$obj/$1 opts=(); shift
     while [ "$1" != -- ]; do opts+=("$1"); shift; done; shift
@@ -202,7 +198,7 @@ exported=_main,_tt_web_open,_tt_web_state,_tt_web_go,_tt_web_button
 link() {  # link NAME CORE-DIR SIMD-FLAG...: the program, NAME.js and NAME.wasm
     local name=$1 core=$2; shift 2
     nice -n 15 emcc -O2 "$@" "$obj"/$core/src_core_*.o $(ls "$obj"/o/*.o | grep -v /src_core_) -o "$obj/$name.js" \
-        -L"$prefix/lib" -lSDL2_ttf -lharfbuzz -lfreetype -lSDL2 -lpng16 -lz \
+        -L"$prefix/lib" -lharfbuzz -lfreetype -lSDL2 -lpng16 -lz \
         -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB -sENVIRONMENT=web -sFORCE_FILESYSTEM=1 \
         -sEXPORTED_FUNCTIONS="$exported" -sEXPORTED_RUNTIME_METHODS=FS,ENV,ccall,UTF8ToString
 }

@@ -16,9 +16,9 @@
 // turns a heatmap's repeated rows into zeros, then deflated as one block of
 // the fixed Huffman codes holding only runs: a byte repeating the one before
 // it (distance 1) or the pixel before it (distance 3), anything else a
-// literal. That is 4 to 5 times less work than zlib at its fastest level
-// for a file about a third larger, and an export's PNG was two thirds of
-// its CPU time (docs/PERFORMANCE.md).
+// literal. That is half the work of libpng with zlib at its fastest level,
+// for a file about twice as large (170 KB for a 1200 × 800 heatmap), and
+// an export's PNG was two thirds of its instructions (docs/PERFORMANCE.md).
 
 // Compressed bytes are written out as IDAT chunks of about this size.
 #define CHUNK 65536
