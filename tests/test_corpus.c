@@ -783,6 +783,72 @@ static void test_word_counts(void **state) {
     remove_dir(root);
 }
 
+// gold_find reads the splits a block at a time: a pair is found wherever its
+// line falls (across a block's end, on the last line with no newline, in the
+// second split), with its line number, and a line that only starts like the
+// key, or a key found inside another line, is no match.
+static void test_gold_find_in_blocks(void **state) {
+    (void)state;
+    char *root = make_temp_dir();
+    char corpus[256], pair[512], model[512];
+    snprintf(corpus, sizeof corpus, "%s/corpus", root);
+    snprintf(pair, sizeof pair, "%s/en-zh", corpus);
+    snprintf(model, sizeof model, "%s/models/en-zh.safetensors", root);
+    assert_int_equal(mkdir(corpus, 0700), 0);
+    assert_int_equal(mkdir(path_in(root, "models"), 0700), 0);  // the path goes through it
+    assert_int_equal(mkdir(pair, 0700), 0);
+    // about 3 blocks of 64 KB of other lines, each 30 bytes, with the pairs sought among them
+    size_t cap = 300000, n = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    int line = 0, at_block_end = 0;
+    while (n < 200000) {
+        line++;
+        if (n < 65536 && n + 60 > 65536 && !at_block_end) {  // this line runs past the first block's end
+            n += (size_t)snprintf(text + n, cap - n, "the big cat sits on the mat\t大 貓 坐 在 墊子 上\t1-1 2-0\n");
+            at_block_end = line;
+            continue;
+        }
+        n += (size_t)snprintf(text + n, cap - n, "x the cat sits\t貓 %06d\t0-0\n", line);
+    }
+    line++;
+    n += (size_t)snprintf(text + n, cap - n, "the dog\t狗\t1-0");  // the last line, no newline
+    Error err = {{0}};
+    if (fio_write_atomic(path_in(pair, "train.tsv"), text, n, &err)) fail_msg("%s", err.msg);
+    static const char valid[] = "the cat sits\t貓 坐 在 那裡\t0-0\na cat\t一 隻 貓\t1-2\n";
+    if (fio_write_atomic(path_in(pair, "valid.tsv"), valid, sizeof valid - 1, &err)) fail_msg("%s", err.msg);
+    const char *big[] = {"the", "big", "cat", "sits", "on", "the", "mat"}, *big_zh[] = {"大", "貓", "坐", "在", "墊子", "上"};
+    GoldAlignment *g = NULL;
+    assert_int_equal(gold_find(model, big, 7, big_zh, 6, &g, &err), 0);
+    if (!g) fail_msg("the pair across the first block's end was not found");
+    assert_string_equal(gold_file(g), "train.tsv");
+    assert_int_equal(gold_pair(g)->line, at_block_end);
+    assert_int_equal(gold_pair(g)->n_links, 2);
+    gold_free(g);
+    const char *dog[] = {"the", "dog"}, *dog_zh[] = {"狗"};
+    assert_int_equal(gold_find(model, dog, 2, dog_zh, 1, &g, &err), 0);
+    if (!g) fail_msg("the last line, with no newline, was not found");
+    assert_int_equal(gold_pair(g)->line, line);
+    gold_free(g);
+    // "the cat sits" is inside every other line of train.tsv, and starts one line of valid.tsv
+    const char *cat[] = {"the", "cat", "sits"}, *cat_zh[] = {"貓", "坐", "在", "那裡"};
+    assert_int_equal(gold_find(model, cat, 3, cat_zh, 4, &g, &err), 0);
+    if (!g) fail_msg("the pair in valid.tsv was not found");
+    assert_string_equal(gold_file(g), "valid.tsv");
+    assert_int_equal(gold_pair(g)->line, 1);
+    gold_free(g);
+    const char *cat_short[] = {"貓", "坐"};  // a target that only starts the line's target
+    assert_int_equal(gold_find(model, cat, 3, cat_short, 2, &g, &err), 0);
+    assert_null(g);
+    free(text);
+    unlink(path_in(pair, "train.tsv"));
+    unlink(path_in(pair, "valid.tsv"));
+    rmdir(pair);
+    rmdir(corpus);
+    rmdir(path_in(root, "models"));
+    remove_dir(root);
+}
+
 int main(void) {
     const struct CMUnitTest generated_tests[] = {
         cmocka_unit_test(test_split_sizes_and_disjoint),
@@ -802,6 +868,7 @@ int main(void) {
         cmocka_unit_test(test_reader_good_lines),
         cmocka_unit_test(test_reader_skip_bad),
         cmocka_unit_test(test_word_counts),
+        cmocka_unit_test(test_gold_find_in_blocks),
     };
     int failed = cmocka_run_group_tests_name("corpus generator", generated_tests, setup_generated, teardown_generated);
     failed += cmocka_run_group_tests_name("corpus reader", tests, NULL, NULL);

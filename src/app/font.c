@@ -20,8 +20,9 @@
 // was 2,400 reads for one export).
 #define BLOCK 16384
 #define BLOCKS 32
-// Glyphs kept, by glyph index: their box and, once drawn, their coverage.
-#define GLYPHS 512
+// Glyphs kept, by glyph index and size: their box and, once drawn, their
+// coverage. Kept across changes of size: a page draws in a few sizes by turns.
+#define GLYPHS 1024
 // Normal hinting: what SDL_ttf loads with, and HarfBuzz must measure with
 // (its default is no hinting, whose advances differ from the raster's).
 #define LOAD_FLAGS (FT_LOAD_DEFAULT | FT_LOAD_TARGET_NORMAL)
@@ -38,6 +39,7 @@ typedef struct {
 
 typedef struct {
     unsigned id;             // glyph index + 1; 0: empty
+    int px;                  // the size it is of
     int left, top, w, rows;  // its box from the hinted metrics: what a line is measured by
     bool drawn;              // the image below is there
     int img_left, img_top, img_w, img_h;
@@ -196,7 +198,6 @@ int font_set_px(Font *f, int px) {
     f->height = CEIL64(FT_MulFix(face->ascender - face->descender, scale));
     f->line_skip = CEIL64(FT_MulFix(face->height, scale));
     f->px = px;
-    glyphs_clear(f);
     hb_ft_font_changed(f->hb);
     return 0;
 }
@@ -209,19 +210,20 @@ bool font_has_char(Font *f, unsigned cp) { return FT_Get_Char_Index(f->face, cp)
 // Glyph id at the current size, with its image when `image`; NULL when it
 // cannot be loaded or drawn (or no memory).
 static Glyph *glyph(Font *f, unsigned id, bool image) {
-    Glyph *g = &f->glyphs[id % GLYPHS];
-    if (g->id == id + 1 && (g->drawn || !image)) return g;
+    Glyph *g = &f->glyphs[(id * 31u + (unsigned)f->px * 2654435761u) % GLYPHS];
+    bool held = g->id == id + 1 && g->px == f->px;
+    if (held && (g->drawn || !image)) return g;
     if (FT_Load_Glyph(f->face, id, LOAD_FLAGS)) return NULL;
     FT_GlyphSlot s = f->face->glyph;
-    if (g->id != id + 1) {
+    if (!held) {
         free(g->img);
-        *g = (Glyph){.id = id + 1};
         if (s->format == FT_GLYPH_FORMAT_BITMAP) {
-            *g = (Glyph){.id = id + 1, .left = s->bitmap_left, .top = s->bitmap_top, .w = (int)s->bitmap.width, .rows = (int)s->bitmap.rows};
+            *g = (Glyph){.id = id + 1, .px = f->px, .left = s->bitmap_left, .top = s->bitmap_top, .w = (int)s->bitmap.width,
+                         .rows = (int)s->bitmap.rows};
         } else {  // an outline has no bitmap yet: its box from the metrics, whole pixels outward
             const FT_Glyph_Metrics *m = &s->metrics;
             int minx = FLOOR64(m->horiBearingX), maxx = CEIL64(m->horiBearingX + m->width), maxy = FLOOR64(m->horiBearingY);
-            *g = (Glyph){.id = id + 1, .left = minx, .top = maxy, .w = maxx - minx, .rows = CEIL64(m->height)};
+            *g = (Glyph){.id = id + 1, .px = f->px, .left = minx, .top = maxy, .w = maxx - minx, .rows = CEIL64(m->height)};
         }
     }
     if (!image) return g;

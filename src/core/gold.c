@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fileio.h"
 
@@ -81,15 +82,16 @@ static const char *find_bytes(const char *text, size_t len, const char *key, siz
     return NULL;
 }
 
-// The line of text that starts with key (source, tab, target, tab), parsed into g; false when none.
-static bool find_line(GoldAlignment *g, const char *text, size_t len, const char *key) {
+// The line of text that starts with key (source, tab, target, tab), parsed
+// into g; false when none. The text's first line is line number `first`.
+static bool find_line(GoldAlignment *g, const char *text, size_t len, const char *key, int first) {
     size_t key_len = strlen(key);
     for (const char *at = text; at && (size_t)(at - text) + key_len <= len;) {
         const char *hit = find_bytes(at, len - (size_t)(at - text), key, key_len);
         if (!hit) return false;
         if (hit == text || hit[-1] == '\n') {
             const char *end = memchr(hit, '\n', len - (size_t)(hit - text));
-            int no = 1;
+            int no = first;
             for (const char *c = text; (c = memchr(c, '\n', (size_t)(hit - c))) != NULL; c++) no++;
             return parse_pair(g, hit, end ? (size_t)(end - hit) : len - (size_t)(hit - text), no);
         }
@@ -109,28 +111,58 @@ static bool line_key(const char *const *src, int n_src, const char *const *tgt, 
     return true;
 }
 
+// Looks for key's line in the file at path a block at a time, up to the line
+// found: the training split is 1.8 MB, and a picture's gold is one line of it.
+// Read, not mapped: a corpus file cut short while mapped (rewritten in place,
+// a copy in progress) would raise SIGBUS. Returns whether it was found; a
+// file that cannot be read, or a line longer than any corpus has, is no gold.
+static bool find_in_file(GoldAlignment *g, const char *path, const char *key, char *buf, size_t cap) {
+    size_t size, kept = 0;  // kept: the start of a line carried over from the block before
+    Error ferr;
+    int fd = fio_open(path, CORPUS_MAX_FILE_BYTES, &size, &ferr), first = 1;
+    if (fd < 0) return false;
+    bool found = false;
+    for (;;) {
+        ssize_t n = read(fd, buf + kept, cap - kept);
+        if (n < 0) break;
+        size_t have = kept + (size_t)n;
+        const char *last = n == 0 ? buf + have : NULL;  // at the end every line is whole
+        for (size_t i = have; !last && i > 0; i--)
+            if (buf[i - 1] == '\n') last = buf + i;
+        if (!last) break;  // no whole line in the buffer: longer than any pair
+        size_t whole = (size_t)(last - buf);
+        if ((found = find_line(g, buf, whole, key, first)) || n == 0) break;
+        for (const char *c = buf; (c = memchr(c, '\n', whole - (size_t)(c - buf))) != NULL; c++) first++;
+        kept = have - whole;
+        memmove(buf, last, kept);
+    }
+    close(fd);
+    return found;
+}
+
 int gold_find(const char *model_path, const char *const *src, int n_src, const char *const *tgt, int n_tgt, GoldAlignment **out,
               Error *err) {
     char dir[1024], key[MAX_KEY];
     *out = NULL;
     if (!model_path || !corpus_dir(model_path, dir, sizeof dir) || !line_key(src, n_src, tgt, n_tgt, key, sizeof key)) return 0;
+    enum { BLOCK = 65536 };  // many lines: a line is under 4 KB (GoldAlignment.line)
     GoldAlignment *g = malloc(sizeof *g);
-    if (!g) return err_set(err, "gold alignment: out of memory");
-    // Each split is read, not mapped: a corpus file cut short while mapped
-    // (rewritten in place, a copy in progress) would raise SIGBUS. A split
-    // that cannot be read just means no gold from it.
+    char *buf = malloc(BLOCK);
+    if (!g || !buf) {
+        free(g);
+        free(buf);
+        return err_set(err, "gold alignment: out of memory");
+    }
+    // a split that cannot be read just means no gold from it
     for (int k = 0; k < N_SPLITS && !*out; k++) {
-        char path[1100], *text;
-        size_t len;
-        Error ferr;
+        char path[1100];
         snprintf(path, sizeof path, "%s/%s", dir, split_names[k]);
-        if (fio_read_all(path, CORPUS_MAX_FILE_BYTES, &text, &len, &ferr)) continue;
-        if (find_line(g, text, len, key)) {
+        if (find_in_file(g, path, key, buf, BLOCK)) {
             g->file = split_names[k];
             *out = g;
         }
-        free(text);
     }
+    free(buf);
     if (!*out) free(g);
     return 0;
 }
