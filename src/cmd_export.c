@@ -56,7 +56,7 @@ int cmd_export(const CliArgs *cl) {
     if (!a.src || !a.stage || !a.out) return cli_usage_error("%s needs --src TEXT, --stage ID and --out FILE.png", "export");
     const AppModule *app = cli_draw_module();
     if (!app) return 1;
-    pg_warm_heap(5u << 20);  // the font, the trace and the drawing allocate ~4.3 MB and touch it at once
+    pg_warm_heap((size_t)9 << 19);  // 4.5 MB: the font, the trace and the drawing allocate ~4.3 MB (4.5 at --scale 2) and touch it at once
     Error err;
     const char *font = app->find_font(&err);
     if (!font) return cli_fail(err.msg);
