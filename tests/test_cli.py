@@ -808,6 +808,26 @@ class TestFontFile(CliCase):
                     self.assert_error(r, 1, words=("not a regular file",), names=("TRANSFORMER_TRACER_FONT", font))
                     self.assertFalse(os.path.exists(os.path.join(d, "o.png")))
 
+    def test_font_broken(self):
+        """A font file that is not one, or is cut short: FreeType's reason in words, exit 1, no PNG."""
+        real = "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"
+        with open(real, "rb") as f:
+            head = f.read(30000)
+        cases = ((b"\x00\x01not a font at all" * 300, "unknown file format"), (b"", "is empty"),
+                 (head, "table missing"))
+        with tempfile.TemporaryDirectory() as d:
+            for data, why in cases:
+                font = os.path.join(d, "font.ttc")
+                with open(font, "wb") as f:
+                    f.write(data)
+                with self.subTest(why=why):
+                    r = subprocess.run([TRACER, "export", "--src", SENTENCE, "--stage", "src.tokens",
+                                        "--out", os.path.join(d, "o.png")], capture_output=True,
+                                       env=dict(ENV, TRANSFORMER_TRACER_FONT=font), timeout=60)
+                    self.assert_error(r, 1, words=(why,), names=("TRANSFORMER_TRACER_FONT", font))
+                    self.assertNotIn("FreeType error", text(r.stderr))
+                    self.assertFalse(os.path.exists(os.path.join(d, "o.png")))
+
 
 class TestSentences(CliCase):
     def test_empty(self):

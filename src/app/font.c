@@ -119,9 +119,17 @@ static void pick_charmap(FT_Face face) {
         }
 }
 
+// FreeType's own words for its errors (FT_Error_String has them only in a
+// build that keeps them), from its list of errors, as its manual shows.
+#undef FTERRORS_H_
+#define FT_ERROR_START_LIST static const struct { int code; const char *why; } ft_errors[] = {
+#define FT_ERRORDEF(e, v, s) {v, s},
+#define FT_ERROR_END_LIST {0, NULL}};
+#include FT_ERRORS_H
+
 static const char *ft_why(FT_Error e, char *buf, size_t size) {
-    const char *s = FT_Error_String(e);
-    if (s) return s;
+    for (int i = 0; ft_errors[i].why; i++)
+        if (ft_errors[i].code == (int)e) return ft_errors[i].why;
     snprintf(buf, size, "FreeType error %d", (int)e);
     return buf;
 }

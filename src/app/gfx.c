@@ -25,8 +25,8 @@ typedef struct {
     FontImage img;
 } TextEntry;
 
-// Text widths asked for while laying out, by text and size: after the font
-// is resized, SDL_ttf would measure every glyph again.
+// Text widths asked for while laying out, by text and size: measuring
+// shapes the text again every time.
 #define WIDTH_CACHE 1024
 typedef struct {
     char *text;
