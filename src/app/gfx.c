@@ -412,13 +412,13 @@ static void blit_text(Gfx *g, const FontImage *im, int x, int y, Color c) {
                 dst[px] = solid;
                 continue;
             }
-            // each channel d + (s − d)·a/256, as SDL's blit of a text surface
-            Uint32 d = dst[px], out = 0xFF000000u;
-            for (int shift = 0; shift <= 16; shift += 8) {
-                int s8 = (int)((c >> shift) & 255), d8 = (int)((d >> shift) & 255);
-                out |= (Uint32)(d8 + (((s8 - d8) * (int)a) >> 8)) << shift;
-            }
-            dst[px] = out;
+            // each channel (s·a + d·(256 − a)) / 256, rounded down, which is
+            // d + (s − d)·a/256 as SDL's blit of a text surface; red and
+            // blue at once (no lane exceeds 16 bits), then green
+            Uint32 d = dst[px], na = 256 - a;
+            Uint32 rb = (((c & 0xFF00FFu) * a + (d & 0xFF00FFu) * na) >> 8) & 0xFF00FFu;
+            Uint32 gr = (((c & 0x00FF00u) * a + (d & 0x00FF00u) * na) >> 8) & 0x00FF00u;
+            dst[px] = 0xFF000000u | rb | gr;
         }
     }
 }
