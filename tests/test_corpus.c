@@ -727,6 +727,17 @@ static void test_reader_skip_bad(void **state) {
     remove_dir(dir);
 }
 
+// A shipped model's layout under root: root/corpus/en-zh for its corpus, and
+// root/models, which the model's path goes through (the model itself need not be there).
+static void make_model_corpus(const char *root, char corpus[256], char pair[512], char model[512]) {
+    snprintf(corpus, 256, "%s/corpus", root);
+    snprintf(pair, 512, "%s/en-zh", corpus);
+    snprintf(model, 512, "%s/models/en-zh.safetensors", root);
+    assert_int_equal(mkdir(corpus, 0700), 0);
+    assert_int_equal(mkdir(path_in(root, "models"), 0700), 0);
+    assert_int_equal(mkdir(pair, 0700), 0);
+}
+
 // ---- word counts for the text box's suggestions -------------------------------
 
 // The source words of a corpus with broken lines around good ones: a line
@@ -736,12 +747,7 @@ static void test_word_counts(void **state) {
     (void)state;
     char *root = make_temp_dir();
     char corpus[256], pair[512], model[512];
-    snprintf(corpus, sizeof corpus, "%s/corpus", root);
-    snprintf(pair, sizeof pair, "%s/en-zh", corpus);
-    snprintf(model, sizeof model, "%s/models/en-zh.safetensors", root);
-    assert_int_equal(mkdir(corpus, 0700), 0);
-    assert_int_equal(mkdir(path_in(root, "models"), 0700), 0);
-    assert_int_equal(mkdir(pair, 0700), 0);
+    make_model_corpus(root, corpus, pair, model);
     static const char text[] = "the cat\t貓\n"
                                "cat cat cake no tab here\n"
                                "the \xff\xfe cake\tx\r\n"
@@ -791,12 +797,7 @@ static void test_gold_find_in_blocks(void **state) {
     (void)state;
     char *root = make_temp_dir();
     char corpus[256], pair[512], model[512];
-    snprintf(corpus, sizeof corpus, "%s/corpus", root);
-    snprintf(pair, sizeof pair, "%s/en-zh", corpus);
-    snprintf(model, sizeof model, "%s/models/en-zh.safetensors", root);
-    assert_int_equal(mkdir(corpus, 0700), 0);
-    assert_int_equal(mkdir(path_in(root, "models"), 0700), 0);  // the path goes through it
-    assert_int_equal(mkdir(pair, 0700), 0);
+    make_model_corpus(root, corpus, pair, model);
     // about 3 blocks of 64 KB of other lines, each 30 bytes, with the pairs sought among them
     size_t cap = 300000, n = 0;
     char *text = malloc(cap);
