@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 // A zeroed block of bytes, or NULL. Free it with pg_free and the same size.
+// From 512 KB it is whole huge pages, aligned (it takes up to 2 MB more).
 void *pg_alloc(size_t bytes);
 void pg_free(void *p, size_t bytes);
 
