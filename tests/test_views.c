@@ -222,7 +222,9 @@ static void test_render_step_png_unwritable(void **state) {
 // rows; every pixel must come back.
 static void test_png_round_trip(void **state) {
     Fixture *f = *state;
-    static const int sizes[][2] = {{1, 1}, {1, 7}, {2, 3}, {3, 5}, {7, 2}, {300, 200}, {1201, 9}};
+    // 88 × 4: each row differs from the one above in its first pixel only, so
+    // a run of 87 pixels like those above follows a literal (260 bytes of copies)
+    static const int sizes[][2] = {{1, 1}, {1, 7}, {2, 3}, {3, 5}, {7, 2}, {88, 4}, {300, 200}, {1201, 9}};
     uint32_t seed = 12345;
     for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
         int w = sizes[k][0], h = sizes[k][1], pitch = w * 4 + 12;
@@ -234,6 +236,7 @@ static void test_png_round_trip(void **state) {
                 uint32_t c = y < h / 3 ? 0xFF000002u  // flat: runs at distance 3, the first reaching back to the filter byte
                              : y < 2 * h / 3 ? ((x / 3) % 2 ? 0xFFFFFFFFu : 0xFF000000u)  // stripes
                                              : seed >> 8;                           // noise: literals
+                if (w == 88) c = x ? 0xFF336699u : 0xFF000000u + (uint32_t)y * 40u;
                 px[(size_t)y * (size_t)(pitch / 4) + (size_t)x] = c | (seed & 0xFF000000u);  // alpha: padding, not written
             }
         GfxPixels p = {px, w, h, pitch};

@@ -14,11 +14,13 @@
 //
 // Each row is filtered with Up (the difference from the row above), which
 // turns a heatmap's repeated rows into zeros, then deflated as one block of
-// the fixed Huffman codes holding only runs: a byte repeating the one before
-// it (distance 1) or the pixel before it (distance 3), anything else a
-// literal. That is half the work of libpng with zlib at its fastest level,
-// for a file about twice as large (170 KB for a 1200 × 800 heatmap), and
-// an export's PNG was two thirds of its instructions (docs/PERFORMANCE.md).
+// the fixed Huffman codes holding only runs, found a pixel at a time: zeros
+// (copies at distance 1), a pixel's bytes repeating the pixel before
+// (distance 3), anything else literals; the checksum is worked out along
+// the way, a run at once. For a 1200 × 800 heatmap that is 13 million
+// instructions where libpng with zlib at its fastest level took 100 million,
+// for a file about twice as large (170 KB against 88 KB); the PNG was two
+// thirds of an export's instructions (docs/PERFORMANCE.md).
 
 // Compressed bytes are written out as IDAT chunks of about this size.
 #define CHUNK 65536
@@ -109,73 +111,103 @@ static void make_codes(Codes *c) {
     }
 }
 
-// How many bytes from p on repeat the byte `back` before them, at most max:
-// eight at a time while they match, where the byte order allows.
-static int run(const unsigned char *p, int back, int max) {
-    int k = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    for (; k + 8 <= max; k += 8) {
-        uint64_t a, b;
-        memcpy(&a, p + k, 8);
-        memcpy(&b, p + k - back, 8);
-        if (a != b) return k + __builtin_ctzll(a ^ b) / 8;  // the first byte that differs
+// Adler-32 (RFC 1950) of the bytes deflated, its two sums reduced once a
+// row: a row of up to 2^16 pixels keeps them far below 2^64.
+#define ADLER_MOD 65521u
+
+typedef struct {
+    uint64_t a, b;
+} Adler;
+
+static void adler_byte(Adler *s, unsigned v) {
+    s->a += v;
+    s->b += s->a;
+}
+
+// A pixel's red, green and blue minus those of the pixel above (0 above the
+// first row), modulo 256, as the word 0x00RRGGBB: the Up filter, the three
+// channels at once (bytewise subtraction with no borrow between bytes).
+static uint32_t up(uint32_t p, uint32_t above) {
+    return (((p | 0x80808080u) - (above & 0x7F7F7F7Fu)) ^ ((p ^ ~above) & 0x80808080u)) & 0xFFFFFFu;
+}
+
+// n bytes (3 or more) that repeat those dist bytes before them (1 or 3),
+// as copies of at most 258 bytes that never leave fewer than 3 over.
+static void copies(Writer *w, const Codes *c, long n, int dist) {
+    uint32_t code = dist == 1 ? 0 : 0x08;  // distance codes 0 and 2 (5 bits, reversed)
+    while (n > 0) {
+        int len = n <= 258 ? (int)n : n - 258 >= 3 ? 258 : 255;
+        put_bits(w, c->len[len] | code << c->len_n[len], c->len_n[len] + 5);
+        n -= len;
     }
-#endif
-    while (k < max && p[k] == p[k - back]) k++;
+}
+
+// How many pixels from x on have the colours of those above them: two at a
+// time, then one.
+static int same_run(const uint32_t *p, const uint32_t *above, int x, int width) {
+    int k = 0;
+    for (uint64_t a, b; x + k + 2 <= width; k += 2) {
+        memcpy(&a, p + x + k, 8);
+        memcpy(&b, above + x + k, 8);
+        if ((a ^ b) & 0x00FFFFFF00FFFFFFull) break;  // each pixel's colours are its low 24 bits
+    }
+    while (x + k < width && ((p[x + k] ^ above[x + k]) & 0xFFFFFFu) == 0) k++;
     return k;
 }
 
-// Row y's red, green and blue bytes minus those of the row above (0 above
-// the first), modulo 256: the Up filter, the three channels of a pixel at
-// once (bytewise subtraction in one word, with no borrow between bytes).
-// Returns whether the row is the same as the one above (all zeros).
-static bool filter_up(const GfxPixels *s, int y, unsigned char *f) {
-    const uint32_t *p = (const uint32_t *)((const unsigned char *)s->pixels + (size_t)y * (size_t)s->pitch);
-    const uint32_t *q = y ? (const uint32_t *)((const unsigned char *)p - s->pitch) : NULL;
-    if (q && memcmp(p, q, (size_t)s->w * 4) == 0) {  // most rows of a picture of flat areas
-        memset(f, 0, (size_t)s->w * 3);
-        return true;
-    }
-    for (int x = 0; x < s->w; x++) {
-        uint32_t a = p[x], b = q ? q[x] : 0;
-        uint32_t d = ((a | 0x80808080u) - (b & 0x7F7F7F7Fu)) ^ ((a ^ ~b) & 0x80808080u);
-        f[3 * x] = (unsigned char)(d >> 16);
-        f[3 * x + 1] = (unsigned char)(d >> 8);
-        f[3 * x + 2] = (unsigned char)d;
-    }
-    return false;
-}
-
-// Deflates n bytes at p, after `before` bytes of the stream (0 or 3) that
-// sit just before p: a match never reaches back past the stream's start.
-static void deflate_runs(Writer *w, const Codes *c, const unsigned char *p, int n, int before) {
-    static const uint32_t dist1 = 0, dist3 = 0x08;  // distance codes 0 and 2 (5 bits, reversed)
-    for (int i = 0; i < n;) {
-        int max = n - i < 258 ? n - i : 258;
-        int r1 = i + before >= 1 ? run(p + i, 1, max) : 0;
-        int r3 = r1 == max || i + before < 3 ? 0 : run(p + i, 3, max);
-        int len = r1 >= r3 ? r1 : r3;
-        if (len >= 3) {
-            put_bits(w, c->len[len], c->len_n[len]);
-            put_bits(w, r1 >= r3 ? dist1 : dist3, 5);
-            i += len;
+// One row, filtered and deflated a pixel at a time, and added to the
+// checksum: a run of pixels like those above is a run of zero bytes (copies
+// at distance 1), a run of pixels that differ from those above as the pixel
+// before does is copies at distance 3, anything else three literals. Above
+// the first row is a row of zeros.
+static void deflate_row(Writer *w, const Codes *c, const uint32_t *p, const uint32_t *above, int width, Adler *ad) {
+    put_bits(w, c->lit[2], c->lit_n[2]);  // the filter type, Up; the row's first copy can reach no further back
+    adler_byte(ad, 2);
+    bool zero_before = false, pixel_before = false;
+    uint32_t d_before = 0;
+    for (int x = 0; x < width;) {
+        uint32_t d = ((p[x] ^ above[x]) & 0xFFFFFFu) ? up(p[x], above[x]) : 0;
+        int k = 1;
+        if (pixel_before && d == d_before && d) {  // as the pixel before: a copy at distance 3
+            while (x + k < width && up(p[x + k], above[x + k]) == d) k++;
+            copies(w, c, 3L * k, 3);
+            uint64_t r = d >> 16, g = (d >> 8) & 255, b = d & 255, sum = r + g + b;
+            ad->b += 3 * ((uint64_t)k * ad->a + sum * (uint64_t)k * (uint64_t)(k - 1) / 2) + (uint64_t)k * (3 * r + 2 * g + b);
+            ad->a += (uint64_t)k * sum;
+        } else if (d == 0) {  // like the pixels above: zeros
+            k = same_run(p, above, x, width);
+            long n = 3L * k;
+            if (!zero_before) {  // the first zero itself, then copies of it
+                put_bits(w, c->lit[0], c->lit_n[0]);
+                n--;
+            }
+            if (n >= 3) copies(w, c, n, 1);
+            else
+                while (n-- > 0) put_bits(w, c->lit[0], c->lit_n[0]);
+            ad->b += ad->a * 3u * (uint64_t)k;
         } else {
-            put_bits(w, c->lit[p[i]], c->lit_n[p[i]]);
-            i++;
+            unsigned v[3] = {d >> 16, (d >> 8) & 255, d & 255};
+            put_bits(w, c->lit[v[0]] | c->lit[v[1]] << c->lit_n[v[0]], c->lit_n[v[0]] + c->lit_n[v[1]]);
+            put_bits(w, c->lit[v[2]], c->lit_n[v[2]]);
+            for (int i = 0; i < 3; i++) adler_byte(ad, v[i]);
         }
+        zero_before = (d & 255) == 0;
+        pixel_before = true;
+        d_before = d;
+        x += k;
     }
+    ad->a %= ADLER_MOD;
+    ad->b %= ADLER_MOD;
 }
 
 int img_save_png(const char *path, const GfxPixels *s, Error *err) {
     AtomicFile af;
     if (fio_atomic_open(&af, path, err)) return -1;
-    size_t stride = (size_t)s->w * 3;
-    // row: 3 bytes of what came before, the filter type, then the filtered pixels
-    unsigned char *row = malloc(stride + 4);
     Writer *w = malloc(sizeof *w);
     Codes *c = malloc(sizeof *c);
-    if (!row || !w || !c) {
-        free(row), free(w), free(c);
+    uint32_t *zeros = calloc((size_t)s->w, sizeof *zeros);  // above the first row
+    if (!w || !c || !zeros) {
+        free(w), free(c), free(zeros);
         fio_atomic_abort(&af);
         return err_set(err, "%s: out of memory writing the PNG", path);
     }
@@ -196,29 +228,20 @@ int img_save_png(const char *path, const GfxPixels *s, Error *err) {
     w->out[w->n++] = 0x01;  // the fastest level; 0x7801 is a multiple of 31
     put_bits(w, 1, 1);      // the last block,
     put_bits(w, 1, 2);      // of fixed Huffman codes
-    uLong adler = adler32(0L, Z_NULL, 0), same_adler = 0;
-    memset(row, 0, 3);
+    Adler ad = {1, 0};
     for (int y = 0; y < s->h; y++) {
-        unsigned char *f = row + 3;
-        f[0] = 2;  // Up
-        if (!filter_up(s, y, f + 1)) {
-            adler = adler32(adler, f, (uInt)(stride + 1));
-        } else {  // a row like the one above: the checksum of its bytes is worked out once
-            if (!same_adler) same_adler = adler32(adler32(0L, Z_NULL, 0), f, (uInt)(stride + 1));
-            adler = adler32_combine(adler, same_adler, (z_off_t)(stride + 1));
-        }
-        deflate_runs(w, c, f, (int)(stride + 1), y ? 3 : 0);
-        memcpy(row, f + stride - 2, 3);  // the next row's matches may reach back into this one
+        const uint32_t *p = (const uint32_t *)((const unsigned char *)s->pixels + (size_t)y * (size_t)s->pitch);
+        deflate_row(w, c, p, y ? (const uint32_t *)((const unsigned char *)p - s->pitch) : zeros, s->w, &ad);
     }
     put_bits(w, 0, 7);  // end of block (symbol 256)
     if (w->nbits) put_bits(w, 0, 8 - w->nbits);
     unsigned char tail[4];
-    put32(tail, (uint32_t)adler);
+    put32(tail, (uint32_t)(ad.b << 16 | ad.a));
     for (int i = 0; i < 4; i++) put_bits(w, tail[i], 8);
     flush_idat(w);
     chunk(w, "IEND", NULL, 0);
     bool failed = w->failed;
-    free(row), free(w), free(c);
+    free(w), free(c), free(zeros);
     if (failed && !ferror(af.fp)) {
         fio_atomic_abort(&af);
         return err_set(err, "%s: writing the PNG failed", path);
