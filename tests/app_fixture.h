@@ -19,7 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <SDL_ttf.h>
 
 #include "app.h"
 #include "fileio.h"
