@@ -65,6 +65,7 @@ static void plan_restart_scratch(Plan *p) { p->scratch = 0; }
 static void plan_attention(Plan *p, const Config *c, const char *pre, size_t nq, bool q_m, size_t nk, bool k_m, bool masked) {
     size_t E = (size_t)c->d_model, H = (size_t)c->nhead, dk = E / H;
     char name[64];
+    assert(strlen(pre) + sizeof ".masked_scores" <= sizeof name);  // the longest name made below fits
     static const char *const per_head[] = {"q", "k", "v", "scores", "masked_scores", "weights", "head_out"};
     for (int i = 0; i < 7; i++) {
         if (i == 4 && !masked) continue;
