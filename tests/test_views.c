@@ -812,6 +812,20 @@ static void test_colour_scales(void **state) {
     if (smaller < 0) fail_msg("no step of smaller scores than the largest, %g", all);
     HeatLayout S = heat_layout(g, area, &vs, trace_step(t, smaller), true, true, true);
     if (S.hi != all || S.lo != -all) fail_msg("shared: expected ±%g, got %g to %g", all, S.lo, S.hi);
+    // the same scale from the ranges the trace's view data worked out once (the window's way)
+    ViewData *d = view_data_new(model, t, -1, &err);
+    if (!d) fail_msg("view_data_new: %s", err.msg);
+    float dlo = INFINITY, dhi = -INFINITY;
+    if (!view_data_shared_range(d, trace_step(t, smaller), &dlo, &dhi)) fail_msg("no shared range in a whole trace's view data");
+    vs.data = d;
+    S = heat_layout(g, area, &vs, trace_step(t, smaller), true, true, true);
+    if (S.hi != all || S.lo != -all) fail_msg("shared, from the view data: expected ±%g, got %g to %g", all, S.lo, S.hi);
+    if (fmaxf(fabsf(dlo), fabsf(dhi)) != all) fail_msg("the view data's range: %g to %g, its largest magnitude should be %g", dlo, dhi, all);
+    view_data_free(d);
+    ViewData *one = view_data_new(model, t, smaller, &err);  // one step's data: no ranges
+    if (!one) fail_msg("view_data_new: %s", err.msg);
+    expect_int("a step's data has no shared ranges", view_data_shared_range(one, trace_step(t, smaller), &dlo, &dhi), 0);
+    view_data_free(one);
     gfx_free(g);
     trace_free(t);
 }

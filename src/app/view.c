@@ -202,6 +202,16 @@ int view_small_px(const ViewState *vs) { return vs->font_px * 4 / 5 > 8 ? vs->fo
 
 Color view_with_alpha(Color c, float a) { return (c & 0x00FFFFFFu) | (Color)lroundf(255.0f * fminf(1.0f, a)) << 24; }
 
+void view_grow_range(const Step *s, float *lo, float *hi) {
+    for (int r = 0; r < s->rows; r++)
+        for (int c = 0; c < s->cols; c++) {
+            float v = trace_row(s, r)[c];
+            if (!isfinite(v)) continue;
+            *lo = fminf(*lo, v);
+            *hi = fmaxf(*hi, v);
+        }
+}
+
 void view_format_value(char *buf, size_t size, float v) {
     if (isinf(v)) snprintf(buf, size, v < 0 ? "\xE2\x88\x92\xE2\x88\x9E" : "\xE2\x88\x9E");  // −∞, ∞
     else if (fabsf(v) >= 100.0f) snprintf(buf, size, "%.0f", (double)v);

@@ -153,6 +153,10 @@ const CorpusPair *view_data_gold(const ViewData *d, const char **file);
 // head 0 (a display aid, not part of the model), or NULL: step i is not a
 // head's attention weights, the data was built for another step, or d is NULL.
 const Step *view_data_average(const ViewData *d, int i);
+// Widens [*lo, *hi] to the lowest and highest finite value of step s's
+// stage in its layer over the whole trace (Shift+C's shared colour scale);
+// false when d holds no such ranges (it was built for one step, or is NULL).
+bool view_data_shared_range(const ViewData *d, const Step *s, float *lo, float *hi);
 
 // Draws one step as a heatmap (used by composite views too): title above it
 // when title is not NULL.

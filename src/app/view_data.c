@@ -3,9 +3,11 @@
 // allocates for it.
 #include "view_private.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "gold.h"
+#include "stage.h"
 #include "vocab.h"
 
 enum { MOST_HEADS = 256 };  // as many as a trace records
@@ -16,6 +18,8 @@ struct ViewData {
     const Step **average_of;    // [i]: the average of step i's heads, or NULL; one allocation with
     Step *averages;             // one step for each group of heads averaged
     float *values;              // and their data
+    float *range;               // Shift+C's shared scale: [2k], [2k + 1] the lowest and highest value of
+    int layers;                 // (stage k / layers, layer k % layers) over the trace; NULL: not worked out
 };
 
 // The steps of the heads of the group whose first head is step first: true
@@ -96,6 +100,35 @@ static int add_gold(ViewData *d, const Model *m, const Trace *t, int step, Error
     return rc;
 }
 
+// Every stage's lowest and highest finite value in each layer, over the
+// whole trace: one pass, where Shift+C's shared scale had scanned the trace
+// at each heatmap it laid out. Only for a whole trace's data (step < 0).
+static int add_ranges(ViewData *d, const Trace *t, Error *err) {
+    d->layers = 1;
+    for (int i = 0; i < d->n_steps; i++)
+        if (trace_step(t, i)->layer >= d->layers) d->layers = trace_step(t, i)->layer + 1;
+    size_t n = (size_t)stage_count() * (size_t)d->layers;
+    if (!(d->range = malloc(2 * n * sizeof *d->range))) return err_set(err, "the colour scales: out of memory");
+    for (size_t k = 0; k < n; k++) {
+        d->range[2 * k] = INFINITY;
+        d->range[2 * k + 1] = -INFINITY;
+    }
+    for (int i = 0; i < d->n_steps; i++) {
+        const Step *s = trace_step(t, i);
+        float *r = d->range + 2 * ((size_t)(s->stage - stage_at(0)) * (size_t)d->layers + (size_t)s->layer);
+        view_grow_range(s, &r[0], &r[1]);
+    }
+    return 0;
+}
+
+bool view_data_shared_range(const ViewData *d, const Step *s, float *lo, float *hi) {
+    if (!d || !d->range || s->layer < 0 || s->layer >= d->layers) return false;
+    const float *r = d->range + 2 * ((size_t)(s->stage - stage_at(0)) * (size_t)d->layers + (size_t)s->layer);
+    *lo = fminf(*lo, r[0]);
+    *hi = fmaxf(*hi, r[1]);
+    return true;
+}
+
 ViewData *view_data_new(const Model *m, const Trace *t, int step, Error *err) {
     ViewData *d = calloc(1, sizeof *d);
     if (!d) {
@@ -104,7 +137,7 @@ ViewData *view_data_new(const Model *m, const Trace *t, int step, Error *err) {
     }
     d->n_steps = trace_count(t);
     if (step >= d->n_steps) err_set(err, "the view data: no step %d", step);
-    else if (!add_averages(d, m, t, step, err) && !add_gold(d, m, t, step, err)) return d;
+    else if (!add_averages(d, m, t, step, err) && !add_gold(d, m, t, step, err) && (step >= 0 || !add_ranges(d, t, err))) return d;
     view_data_free(d);
     return NULL;
 }
@@ -113,6 +146,7 @@ void view_data_free(ViewData *d) {
     if (!d) return;
     gold_free(d->gold);
     free(d->average_of);
+    free(d->range);
     free(d);
 }
 

@@ -23,16 +23,6 @@ static bool signed_values(const Step *s) {
     return k == STAGE_KIND_MATRIX || k == STAGE_KIND_SCORES;
 }
 
-static void grow_range(const Step *s, float *lo, float *hi) {
-    for (int r = 0; r < s->rows; r++)
-        for (int c = 0; c < s->cols; c++) {
-            float v = trace_row(s, r)[c];
-            if (!isfinite(v)) continue;
-            *lo = fminf(*lo, v);
-            *hi = fmaxf(*hi, v);
-        }
-}
-
 // The colour scale: 0 to 1 for weights and probabilities; the values' own
 // range otherwise, or with the scale shared, that of the stage over every
 // head of its layer and every decoding step, so heads and steps compare;
@@ -45,12 +35,12 @@ static void value_range(const ViewState *vs, const Step *s, float *lo, float *hi
     }
     *lo = INFINITY;
     *hi = -INFINITY;
-    if (vs->opt.shared_scale)
-        for (int i = 0; i < trace_count(vs->trace); i++) {
+    if (vs->opt.shared_scale && !view_data_shared_range(vs->data, s, lo, hi))
+        for (int i = 0; i < trace_count(vs->trace); i++) {  // no data of the whole trace: looked for here
             const Step *o = trace_step(vs->trace, i);
-            if (o->stage == s->stage && o->layer == s->layer) grow_range(o, lo, hi);
+            if (o->stage == s->stage && o->layer == s->layer) view_grow_range(o, lo, hi);
         }
-    grow_range(s, lo, hi);
+    view_grow_range(s, lo, hi);
     if (!(*lo <= *hi)) *lo = *hi = 0.0f;
     if (signed_values(s)) {
         float m = fmaxf(fabsf(*lo), fabsf(*hi));

@@ -11,6 +11,8 @@
 Color view_with_alpha(Color c, float a);
 // A value as a cell shows it: "−∞", "123", "12.3" or "1.23".
 void view_format_value(char *buf, size_t size, float v);
+// Widens [*lo, *hi] to step s's finite values.
+void view_grow_range(const Step *s, float *lo, float *hi);
 // The step of this stage, layer, head and decoding step, or NULL.
 const Step *view_find_step(const Trace *tr, const StageInfo *stage, int layer, int head, int dstep);
 // The first step of this kind at decoding step dstep, or NULL.
