@@ -490,7 +490,8 @@ static const AppModule *load_module(const char *name, const char *symbol, const 
     const AppModule *m = h ? dlsym(h, symbol) : NULL;
     if (!m) {
         const char *why = dlerror();
-        fprintf(stderr, "transformer-tracer: cannot load %s: %s\n", path, why ? why : "it has no entry point");
+        if (why) fprintf(stderr, "transformer-tracer: cannot load %s: %s\n", path, why);
+        else fprintf(stderr, "transformer-tracer: cannot load %s: no %s in it\n", path, symbol);
         if (h) dlclose(h);
         return NULL;
     }

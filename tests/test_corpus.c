@@ -791,8 +791,8 @@ static void test_word_counts(void **state) {
 
 // gold_find reads the splits a block at a time: a pair is found wherever its
 // line falls (across a block's end, on the last line with no newline, in the
-// second split), with its line number, and a line that only starts like the
-// key, or a key found inside another line, is no match.
+// second split after a line longer than a block), with its line number, and a
+// line that only starts like the key, or a key found inside another line, is no match.
 static void test_gold_find_in_blocks(void **state) {
     (void)state;
     char *root = make_temp_dir();
@@ -816,8 +816,16 @@ static void test_gold_find_in_blocks(void **state) {
     n += (size_t)snprintf(text + n, cap - n, "the dog\t狗\t1-0");  // the last line, no newline
     Error err = {{0}};
     if (fio_write_atomic(path_in(pair, "train.tsv"), text, n, &err)) fail_msg("%s", err.msg);
+    // valid.tsv: first a line longer than a block (passed over), then the pairs
     static const char valid[] = "the cat sits\t貓 坐 在 那裡\t0-0\na cat\t一 隻 貓\t1-2\n";
-    if (fio_write_atomic(path_in(pair, "valid.tsv"), valid, sizeof valid - 1, &err)) fail_msg("%s", err.msg);
+    size_t long_line = 70000;
+    char *v = malloc(long_line + sizeof valid);
+    assert_non_null(v);
+    memset(v, 'x', long_line - 1);
+    v[long_line - 1] = '\n';
+    memcpy(v + long_line, valid, sizeof valid - 1);
+    if (fio_write_atomic(path_in(pair, "valid.tsv"), v, long_line + sizeof valid - 1, &err)) fail_msg("%s", err.msg);
+    free(v);
     const char *big[] = {"the", "big", "cat", "sits", "on", "the", "mat"}, *big_zh[] = {"大", "貓", "坐", "在", "墊子", "上"};
     GoldAlignment *g = NULL;
     assert_int_equal(gold_find(model, big, 7, big_zh, 6, &g, &err), 0);
@@ -836,7 +844,7 @@ static void test_gold_find_in_blocks(void **state) {
     assert_int_equal(gold_find(model, cat, 3, cat_zh, 4, &g, &err), 0);
     if (!g) fail_msg("the pair in valid.tsv was not found");
     assert_string_equal(gold_file(g), "valid.tsv");
-    assert_int_equal(gold_pair(g)->line, 1);
+    assert_int_equal(gold_pair(g)->line, 2);
     gold_free(g);
     const char *cat_short[] = {"貓", "坐"};  // a target that only starts the line's target
     assert_int_equal(gold_find(model, cat, 3, cat_short, 2, &g, &err), 0);

@@ -1,5 +1,5 @@
 // The PNG export's module (appmodule.h): the drawing without the window. It
-// brings FreeType, HarfBuzz and libpng but not SDL, whose ~55 libraries
+// brings FreeType, HarfBuzz and zlib but not SDL, whose ~55 libraries
 // took an export most of its time to load.
 #include "appmodule.h"
 #include "export.h"

@@ -134,7 +134,7 @@ static const char *ft_why(FT_Error e, char *buf, size_t size) {
     return buf;
 }
 
-Font *font_open(const char *path, long index, int px, Error *err) {
+Font *font_new(const char *path, long index, int px, Error *err) {
     Font *f = calloc(1, sizeof *f);
     if (!f || !(f->blocks = malloc(BLOCKS * sizeof *f->blocks))) {
         free(f);
@@ -176,16 +176,18 @@ Font *font_open(const char *path, long index, int px, Error *err) {
     }
     hb_ft_font_set_load_flags(f->hb, LOAD_FLAGS);
     if (font_set_px(f, px)) {
-        err_set(err, "%s: cannot open the font: it has no size of %d pixels", path, px);
+        if (!FT_IS_SCALABLE(f->face))
+            err_set(err, "%s: cannot open the font: it is a bitmap font of fixed sizes; an outline font (TrueType or OpenType) is needed", path);
+        else err_set(err, "%s: cannot open the font: it cannot be set to %d pixels", path, px);
         goto fail;
     }
     return f;
 fail:
-    font_close(f);
+    font_free(f);
     return NULL;
 }
 
-void font_close(Font *f) {
+void font_free(Font *f) {
     if (!f) return;
     glyphs_clear(f);
     hb_buffer_destroy(f->buf);
@@ -322,7 +324,9 @@ int font_render(Font *f, const char *utf8, FontImage *out) {
         int gy = l.y0 + FLOOR64(y + f->ascent * 64 - l.pos[i].y_offset) - g->img_top;
         x += l.pos[i].x_advance;
         y += l.pos[i].y_advance;
-        // glyphs that touch share pixels: their coverage is or-ed, as SDL_ttf does
+        // glyphs that touch share pixels: their coverage is or-ed, as SDL_ttf
+        // does (which scales by the colour's alpha first: only overlapping
+        // glyphs in a translucent colour differ)
         for (int r = 0; r < g->img_h; r++) {
             int ty = gy + r;
             if (ty < 0 || ty >= l.h) continue;

@@ -1,8 +1,9 @@
 // Text through FreeType and HarfBuzz: one face of a font file, shaped and
 // rasterised one line at a time. It places and draws glyphs as SDL_ttf 2.20
 // does with its defaults (normal hinting, 72 dpi, left to right), so the
-// pictures are those the program drew through SDL_ttf; it needs no SDL, so
-// the PNG export does not load SDL and the ~55 libraries it brings.
+// pictures are those the program drew through SDL_ttf (the blending within 2
+// levels of SDL's); it needs no SDL, so the PNG export does not load SDL and
+// the ~55 libraries it brings.
 #ifndef TT_FONT_H
 #define TT_FONT_H
 
@@ -21,8 +22,8 @@ typedef struct {
 // Opens face `index` of the font file at path, at px pixels (the em size).
 // The file stays open and is read a block at a time as glyphs are first
 // needed: a Chinese collection is 20 MB of which a few glyphs are used.
-Font *font_open(const char *path, long index, int px, Error *err);
-void font_close(Font *f);
+Font *font_new(const char *path, long index, int px, Error *err);
+void font_free(Font *f);
 // Sets the size; 0, or -1 (the size is unchanged).
 int font_set_px(Font *f, int px);
 int font_px(const Font *f);

@@ -113,7 +113,7 @@ Gfx *gfx_new(int w, int h, const char *font_path, Error *err) {
     // one size opened now, so that a broken font file is reported at start;
     // Noto Sans CJK TC is face 3 of the collection
     Error ferr;
-    g->font = font_open(font_path, strstr(font_path, ".ttc") ? 3 : 0, 16, &ferr);
+    g->font = font_new(font_path, strstr(font_path, ".ttc") ? 3 : 0, 16, &ferr);
     if (!g->font) {
         const char *env = getenv("TRANSFORMER_TRACER_FONT");
         if (env && strcmp(env, font_path) == 0) err_set(err, "TRANSFORMER_TRACER_FONT names %s", ferr.msg);
@@ -157,7 +157,7 @@ void gfx_free(Gfx *g) {
     if (!g) return;
     cache_clear(g);
     widths_clear(g);
-    font_close(g->font);
+    font_free(g->font);
     drop_pixels(g);
     free(g);
 }
@@ -413,8 +413,8 @@ static void blit_text(Gfx *g, const FontImage *im, int x, int y, Color c) {
                 continue;
             }
             // each channel (s·a + d·(256 − a)) / 256, rounded down, which is
-            // d + (s − d)·a/256 as SDL's blit of a text surface; red and
-            // blue at once (no lane exceeds 16 bits), then green
+            // d + (s − d)·a/256, within 2 levels of SDL's blit of a text
+            // surface; red and blue at once (no lane exceeds 16 bits), then green
             Uint32 d = dst[px], na = 256 - a;
             Uint32 rb = (((c & 0xFF00FFu) * a + (d & 0xFF00FFu) * na) >> 8) & 0xFF00FFu;
             Uint32 gr = (((c & 0x00FF00u) * a + (d & 0x00FF00u) * na) >> 8) & 0x00FF00u;

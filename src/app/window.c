@@ -61,7 +61,12 @@ static bool attach(SDL_Window *win, Gfx *g, Screen *sc) {
     *sc = (Screen){s, s->pixels, s->w, s->h, s->pitch, s->format->format, false};
     pg_prefault(s->pixels, (size_t)s->pitch * (size_t)s->h);  // drawn whole at once: not page by page
     if (window_draw_on(g, s) == 0) return true;
-    return (gfx_width(g) == s->w && gfx_height(g) == s->h) || gfx_resize(g, s->w, s->h) == 0;
+    // a format the drawing does not write: a canvas of its own, converted
+    // when shown (never the old framebuffer's pixels, which SDL has freed)
+    if (gfx_resize(g, s->w, s->h) == 0) return true;
+    sc->stale = true;  // no memory for it: tried again next frame, nothing shown
+    SDL_SetError("no memory for a %d×%d canvas", s->w, s->h);
+    return false;
 }
 
 int window_draw_on(Gfx *g, SDL_Surface *s) {
@@ -117,8 +122,10 @@ static float base_scale(SDL_Window *win, const AppOptions *o, float hidpi) {
 static void present(SDL_Window *win, Gfx *g, const Screen *sc) {
     if (!sc->surface) return;
     const GfxPixels *p = gfx_pixels(g);
-    if (p->pixels != sc->pixels)  // a framebuffer of another format: converted into it
+    if (p->pixels != sc->pixels) {  // a framebuffer of another format: converted into it, when the sizes agree
+        if (p->w != sc->w || p->h != sc->h) return;
         SDL_ConvertPixels(p->w, p->h, SDL_PIXELFORMAT_ARGB8888, p->pixels, p->pitch, sc->format, sc->pixels, sc->pitch);
+    }
     SDL_UpdateWindowSurface(win);
 }
 

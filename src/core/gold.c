@@ -111,11 +111,28 @@ static bool line_key(const char *const *src, int n_src, const char *const *tgt, 
     return true;
 }
 
+// Reads on past the end of a line that does not fit the buffer (far longer
+// than any pair); what follows it is left at the buffer's start (*kept
+// bytes). False at the end of the file or on a read error.
+static bool skip_line(int fd, char *buf, size_t cap, size_t *kept) {
+    for (;;) {
+        ssize_t n = read(fd, buf, cap);
+        if (n <= 0) return false;
+        const char *nl = memchr(buf, '\n', (size_t)n);
+        if (nl) {
+            *kept = (size_t)n - (size_t)(nl + 1 - buf);
+            memmove(buf, nl + 1, *kept);
+            return true;
+        }
+    }
+}
+
 // Looks for key's line in the file at path a block at a time, up to the line
 // found: the training split is 1.8 MB, and a picture's gold is one line of it.
 // Read, not mapped: a corpus file cut short while mapped (rewritten in place,
 // a copy in progress) would raise SIGBUS. Returns whether it was found; a
-// file that cannot be read, or a line longer than any corpus has, is no gold.
+// file that cannot be read is no gold, and a line longer than a block is
+// passed over (it is no pair).
 static bool find_in_file(GoldAlignment *g, const char *path, const char *key, char *buf, size_t cap) {
     size_t size, kept = 0;  // kept: the start of a line carried over from the block before
     Error ferr;
@@ -129,7 +146,15 @@ static bool find_in_file(GoldAlignment *g, const char *path, const char *key, ch
         const char *last = n == 0 ? buf + have : NULL;  // at the end every line is whole
         for (size_t i = have; !last && i > 0; i--)
             if (buf[i - 1] == '\n') last = buf + i;
-        if (!last) break;  // no whole line in the buffer: longer than any pair
+        if (!last && have < cap) {  // a short read: read on
+            kept = have;
+            continue;
+        }
+        if (!last) {  // a block with no line's end: a line far longer than any pair
+            if (!skip_line(fd, buf, cap, &kept)) break;
+            first++;
+            continue;
+        }
         size_t whole = (size_t)(last - buf);
         if ((found = find_line(g, buf, whole, key, first)) || n == 0) break;
         for (const char *c = buf; (c = memchr(c, '\n', whole - (size_t)(c - buf))) != NULL; c++) first++;

@@ -13,27 +13,27 @@
 #include <unistd.h>
 
 // A huge page, the unit of a transparent huge page on x86-64 and arm64.
-#define HUGE ((size_t)2 << 20)
+#define HUGE_PAGE ((size_t)2 << 20)
 
 // What a block of bytes takes: from 512 KB, whole huge pages. A huge page
 // only backs a 2 MB-aligned stretch, so a block that merely spans one (a
 // 3.8 MB canvas anywhere) was mostly small pages; made whole and aligned,
 // it is a few huge pages, which a virtual machine populates several times
-// faster than small ones: 4 MB took 0.6 ms of CPU where 3.8 MB unaligned
-// took 2.0, and a 2 MB huge page 0.4 ms where 1 MB of small pages took 0.8
-// (docs/PERFORMANCE.md). Below 512 KB the rounding would cost more than it saves.
+// faster than small ones: a process populating 4 MB aligned took 1.1 ms of
+// CPU in all where 4 MB unaligned took 2.5, and with 2 MB aligned 0.9 ms
+// where 1 MB of small pages took 1.3 (docs/PERFORMANCE.md). Below 512 KB the rounding would cost more than it saves.
 static size_t taken(size_t bytes) {
     if (bytes == 0) return 1;
-    return bytes < ((size_t)512 << 10) || bytes > SIZE_MAX - HUGE ? bytes : (bytes + HUGE - 1) & ~(HUGE - 1);
+    return bytes < ((size_t)512 << 10) || bytes > SIZE_MAX - HUGE_PAGE ? bytes : (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
 }
 
 void *pg_alloc(size_t bytes) {
-    size_t n = taken(bytes), extra = n % HUGE == 0 ? HUGE : 0;  // room to align the start
+    size_t n = taken(bytes), extra = n % HUGE_PAGE == 0 ? HUGE_PAGE : 0;  // room to align the start
     if (n > SIZE_MAX - extra) return NULL;
     char *p = mmap(NULL, n + extra, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
     if (extra) {  // the aligned n bytes kept, what is before and after them unmapped
-        char *start = (char *)(((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1));
+        char *start = (char *)(((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
         if (start > p) munmap(p, (size_t)(start - p));
         if (p + extra > start) munmap(start + n, (size_t)(p + extra - start));
         p = start;
