@@ -1,8 +1,9 @@
 // The window and the PNG export as modules the command line loads only for
 // the subcommands that draw: SDL brings about 55 shared libraries (X11,
 // Wayland, D-Bus, audio, ...), and mapping them cost a translation 80% of its
-// time; the export's module draws without SDL. The module uses the core and lesson code of the program that loads
-// it (one copy in the process), so this header includes no SDL.
+// time; the export's module draws without SDL. A module uses the core and
+// lesson code of the program that loads it (one copy in the process), so
+// this header includes no SDL.
 #ifndef TT_APPMODULE_H
 #define TT_APPMODULE_H
 
