@@ -43,7 +43,7 @@ typedef struct {
     int (*window_run)(const AppWindowArgs *a);
     // gfx_find_font (gfx.h)
     const char *(*find_font)(Error *err);
-    // exp_render_png (export.h), cmap a Colormap
+    // exp_render_png (export.h)
     int (*render_step_png)(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, int cmap, const char *font,
                            const char *path, Error *err);
 } AppModule;

@@ -10,6 +10,7 @@
 #include "gfx.h"
 #include "image.h"
 #include "layout.h"
+#include "theme.h"
 #include "view.h"
 
 // A label as a CSV field (RFC 4180): always quoted, so that a token such as
@@ -68,7 +69,7 @@ const char *exp_shown_path(const char *path, char *out, size_t size) {
     return out;
 }
 
-int exp_render_png(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, Colormap cmap, const char *font,
+int exp_render_png(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, int cmap, const char *font,
                    const char *path, Error *err) {
     int W = (int)lroundf((float)w * scale), H = (int)lroundf((float)h * scale);
     Gfx *g = gfx_new(W, H, font, err);
@@ -82,7 +83,7 @@ int exp_render_png(const Model *m, const Trace *t, int step, int w, int h, float
         gfx_free(g);
         return -1;
     }
-    ViewState vs = {.model = m, .trace = t, .data = data, .step = step, .theme = th, .cmap = cmap, .hover_row = -1, .hover_col = -1,
+    ViewState vs = {.model = m, .trace = t, .data = data, .step = step, .theme = th, .cmap = (Colormap)cmap, .hover_row = -1, .hover_col = -1,
                     .font_px = gfx_px(g, 18), .lang = LANG_EN};
     lay_draw_page(g, (SDL_Rect){pad, pad, W - 2 * pad, H - 2 * pad}, &vs, NULL);
     view_data_free(data);

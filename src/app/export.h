@@ -8,7 +8,6 @@
 
 #include "error.h"
 #include "model.h"
-#include "theme.h"
 #include "trace.h"
 
 // The PNG and CSV paths for step s in dir: tracer-<stage id>[-h<head>][-step<n>],
@@ -22,8 +21,10 @@ int exp_write_csv(const Step *s, const char *path, Error *err);
 // The absolute form of a file just written, for the status line. Returns out.
 const char *exp_shown_path(const char *path, char *out, size_t size);
 // Renders one step of a trace into a PNG of w × h at scale, with title and
-// formula (the headless export, and the window's Ctrl+S).
-int exp_render_png(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, Colormap cmap, const char *font,
+// formula (the headless export, and the window's Ctrl+S); cmap is a
+// Colormap, an int so that both modules hand this function on as it is
+// (AppModule.render_step_png).
+int exp_render_png(const Model *m, const Trace *t, int step, int w, int h, float scale, bool dark, int cmap, const char *font,
                    const char *path, Error *err);
 
 #endif
