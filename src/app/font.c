@@ -270,7 +270,9 @@ typedef struct {
     int w, h, x0, y0;
 } Line;
 
-static int lay_out(Font *f, const char *utf8, Line *l) {
+// images: the glyphs are drawn too, as they are loaded for their boxes (a
+// line about to be rendered loads each new glyph once, not twice).
+static int lay_out(Font *f, const char *utf8, bool images, Line *l) {
     hb_buffer_clear_contents(f->buf);
     hb_buffer_set_direction(f->buf, HB_DIRECTION_LTR);
     hb_buffer_set_script(f->buf, HB_SCRIPT_UNKNOWN);
@@ -281,7 +283,7 @@ static int lay_out(Font *f, const char *utf8, Line *l) {
     l->pos = hb_buffer_get_glyph_positions(f->buf, &l->n);
     int minx = 0, maxx = 0, miny = 0, maxy = f->height, x = 0, y = 0;
     for (unsigned i = 0; i < l->n; i++) {
-        const Glyph *g = glyph(f, l->info[i].codepoint, false);
+        const Glyph *g = glyph(f, l->info[i].codepoint, images);
         if (!g) return -1;
         int gx = FLOOR64(x + l->pos[i].x_offset) + g->left, gy = FLOOR64(y + f->ascent * 64 - l->pos[i].y_offset) - g->top;
         x += l->pos[i].x_advance;
@@ -301,7 +303,7 @@ static int lay_out(Font *f, const char *utf8, Line *l) {
 
 int font_measure(Font *f, const char *utf8, int *w, int *h) {
     Line l;
-    if (lay_out(f, utf8, &l)) return -1;
+    if (lay_out(f, utf8, false, &l)) return -1;
     *w = l.w;
     *h = l.h;
     return 0;
@@ -310,7 +312,7 @@ int font_measure(Font *f, const char *utf8, int *w, int *h) {
 int font_render(Font *f, const char *utf8, FontImage *out) {
     *out = (FontImage){0};
     Line l;
-    if (lay_out(f, utf8, &l) || l.w <= 0 || l.h <= 0) return -1;
+    if (lay_out(f, utf8, true, &l) || l.w <= 0 || l.h <= 0) return -1;
     unsigned char *a = calloc((size_t)l.w * (size_t)l.h, 1);
     if (!a) return -1;
     int x = 0, y = 0;
