@@ -9,9 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 #include "archmap.h"
+#include "fileio.h"
 #include "lessonmode.h"
 #include "vocab.h"
 
@@ -443,6 +445,68 @@ static void test_lesson_experiments(void **state) {
     teardown((void **)&f);
 }
 
+// In a web page a model's training history is downloaded when first shown
+// (AppOptions.fetch): lesson 11's history step waits for it, shows the
+// lesson's snapshot when it arrives, and says so when it cannot come.
+static char fetched[4096];
+static int fetches;
+static bool fake_fetch(const char *path) {
+    snprintf(fetched, sizeof fetched, "%s", path);
+    fetches++;
+    return true;
+}
+
+static void copy_file(const char *from, const char *to) {
+    char *data;
+    size_t len;
+    Error err;
+    if (fio_read_all(from, (size_t)64 << 20, &data, &len, &err) || fio_write_atomic(to, data, len, &err)) fail_msg("%s", err.msg);
+    free(data);
+}
+
+static void test_history_fetched(void **state) {
+    (void)state;
+    char dir[] = "/tmp/tt-test-fetch-XXXXXX", model[256], twin[256], snaps[256];
+    assert_non_null(mkdtemp(dir));
+    snprintf(model, sizeof model, "%s/en-zh.safetensors", dir);
+    snprintf(twin, sizeof twin, "%s/en-zh-random.safetensors", dir);
+    snprintf(snaps, sizeof snaps, "%s/en-zh.snapshots.safetensors", dir);
+    copy_file(MODEL_PATH, model);
+    copy_file(ASSETS "/models/en-zh-random.safetensors", twin);
+    Error err;
+    Gfx *g = gfx_new(1280, 800, font, &err);
+    assert_non_null(g);
+    AppOptions o = {.model_path = model, .lesson = LESSONS_DIR "/11-how-attention-learns.lesson", .lessons_dir = LESSONS_DIR,
+                    .fetch = fake_fetch};
+    App *a = app_new(&o, g, &err);
+    assert_non_null(a);
+    fetches = 0;
+    key(a, SDLK_RIGHT, KMOD_NONE);  // the step with history: 0
+    assert_true(app_history_page(a));
+    assert_int_equal(fetches, 1);
+    assert_string_equal(fetched, snaps);
+    assert_int_equal(app_history_snapshot(a), -1);  // waiting
+    app_draw(a);
+    app_file_arrived(a, snaps, "HTTP 404");  // could not come: said; the next step asks again
+    assert_int_equal(app_history_snapshot(a), -1);
+    app_draw(a);
+    key(a, SDLK_RIGHT, KMOD_NONE);  // the next step (history: 25) asks for it again
+    assert_int_equal(fetches, 2);
+    copy_file(ASSETS "/models/en-zh.snapshots.safetensors", snaps);
+    app_file_progress(a, snaps, 40);
+    app_file_arrived(a, "/elsewhere/other.snapshots.safetensors", NULL);  // another file: nothing changes
+    assert_int_equal(app_history_snapshot(a), -1);
+    app_file_arrived(a, snaps, NULL);
+    assert_int_equal(app_history_snapshot(a), 1);  // the lesson step's snapshot, step 25
+    app_draw(a);
+    key(a, SDLK_LEFT, KMOD_NONE);  // now on disk: no more asking
+    assert_int_equal(app_history_snapshot(a), 0);
+    assert_int_equal(fetches, 2);
+    app_free(a);
+    gfx_free(g);
+    unlink(model), unlink(twin), unlink(snaps), rmdir(dir);
+}
+
 static void test_draws_at_any_size(void **state) {
     Fixture *f = *state;
     static const int sizes[][2] = {{1280, 800}, {100, 100}, {640, 360}, {3840, 2160}};
@@ -565,6 +629,7 @@ int main(void) {
         cmocka_unit_test(test_given_matrix_and_code),
         cmocka_unit_test(test_formulas_in_chinese),
         cmocka_unit_test(test_lesson_experiments),
+        cmocka_unit_test(test_history_fetched),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     SDL_Quit();

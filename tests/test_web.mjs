@@ -382,6 +382,20 @@ async function main() {
   await shot(page, "web-question");
   await page.close();
 
+  // ---- a training history: not in the page's data, downloaded when first shown -------
+  // (lesson 11's second step opens it; the third wants the snapshot at step 25)
+  const snapshotShown = (p, want) => p.waitForFunction((w) => JSON.parse(Module.ccall("tt_web_state", "string", [], []).split("\n")[0]).snapshot === w,
+                                                        { timeout: 30000 }, want).then(() => true, () => false);
+  page = await open("?lesson=11-how-attention-learns");
+  await press(page, "ArrowRight");
+  check(await snapshotShown(page, 0), "lesson 11's history step: the history is downloaded, then its first snapshot shown",
+        JSON.stringify(await state(page)));
+  await press(page, "ArrowRight");
+  s = await state(page);
+  check(s.snapshot === 1, "the next lesson step shows the snapshot at step 25", JSON.stringify(s));
+  await shot(page, "web-history");
+  await page.close();
+
   // ---- bad input in the URL --------------------------------------------------------
   page = await open("?lesson=no-such-lesson");
   s = await state(page);
@@ -405,11 +419,34 @@ async function main() {
   await page.evaluate(() => navigator.serviceWorker.ready);
   await page.reload();
   await page.waitForFunction(() => navigator.serviceWorker.controller !== null, { timeout: 10000 }).catch(() => {});
+  // a history shown once online is kept: offline it shows again
+  await page.goto(`${origin}/?lesson=11-how-attention-learns`);
+  await page.waitForFunction(() => window.Module && Module.ttFrames >= 1, { timeout: 30000 });
+  await press(page, "ArrowRight");
+  check(await snapshotShown(page, 0), "with the service worker: the history downloaded and shown");
   await page.setOfflineMode(true);
+  server.down(true);
   await page.reload();
   const offline = await page.waitForFunction(() => window.Module && Module.ttFrames >= 1, { timeout: 30000 }).then(() => true, () => false);
   check(offline, "offline, the page opens again from its service worker's copy");
+  await press(page, "ArrowRight");
+  check(await snapshotShown(page, 0), "offline, the history shown before shows again");
+  // one never shown cannot come offline: the page says so and goes on working
+  await page.goto(`${origin}/?lesson=04-generation`);
+  await page.waitForFunction(() => window.Module && Module.ttFrames >= 1, { timeout: 30000 });
+  await press(page, "Escape");  // explore: H is the history of en-fr, never downloaded
+  await press(page, "KeyH");
+  await new Promise((ok) => setTimeout(ok, 1000));
+  await settle(page);
+  await shot(page, "web-history-offline");
+  s = await state(page);
+  await press(page, "KeyH");
+  await press(page, "ArrowLeft");
+  const after = await state(page);
+  check(s.snapshot === -1 && after.step === s.step - 1, "offline, a history never shown: none, and the page goes on",
+        `${JSON.stringify(s)} then step ${after.step}`);
   await page.setOfflineMode(false);
+  server.down(false);
   await page.close();
 }
 

@@ -158,7 +158,8 @@ compile o-simd -O3 -msimd128 -- "$root"/src/core/*.c
 compile o -O2 -- "$root"/src/lesson/*.c "$root"/src/app/*.c "$root"/src/main.c "$root"/src/cli.c "$root"/src/cmd_*.c
 
 # the data: models, vocabularies, corpora (the gold alignments), lessons, and the font;
-# not the models' training histories (10 MB: the page would pass its 6 MB)
+# not the models' training histories (10 MB: the page would pass its 6 MB): they
+# are files of their own in histories/, downloaded when first shown (src/app/window.c)
 rm -rf "$obj/data/assets/models"
 mkdir -p "$obj/data/assets/models"
 for f in "$root"/assets/models/*.safetensors; do
@@ -212,9 +213,12 @@ for v in "" -simd; do
 done
 cp "$obj"/transformer-tracer.* "$obj"/transformer-tracer-simd.* "$obj/data.js" "$obj"/bench.* "$obj"/bench-simd.* "$out/"
 cp "$root"/web/* "$out/"
+rm -rf "$out/histories"
+mkdir -p "$out/histories"
+cp "$root"/assets/models/*.snapshots.safetensors "$out/histories/"
 # what it was built from, so that tests/test_web.mjs knows a folder older than the sources
 (cd "$root" && find src lessons assets web -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-64) >"$out/sources.sha256"
-build=$(cat "$out"/transformer-tracer* "$out/data.js" "$out/simd.js" "$out/index.html" | sha256sum | cut -c1-12)
+build=$(cat "$out"/transformer-tracer* "$out/data.js" "$out/simd.js" "$out/index.html" "$out"/histories/* | sha256sum | cut -c1-12)
 sed -i "s/@BUILD@/$build/" "$out/sw.js"
 # what a visitor with SIMD downloads (the benchmark page apart; the other build is the same size)
 app=("$out"/index.html "$out"/simd.js "$out"/data.js "$out"/transformer-tracer.data "$out"/transformer-tracer-simd.{js,wasm}

@@ -17,8 +17,19 @@ self.addEventListener("activate", function (e) {
   }).then(function () { return self.clients.claim(); }));
 });
 
-// the page's address carries ?lesson=…&src=…: the cached page serves any of them
+// the page's address carries ?lesson=…&src=…: the cached page serves any of them.
+// A model's training history (histories/) is not installed with the page but
+// fetched when first shown: kept once it came whole, for offline use.
 self.addEventListener("fetch", function (e) {
   if (e.request.method !== "GET") return;
-  e.respondWith(caches.match(e.request, { ignoreSearch: true }).then(function (hit) { return hit || fetch(e.request); }));
+  e.respondWith(caches.match(e.request, { ignoreSearch: true }).then(function (hit) {
+    if (hit) return hit;
+    return fetch(e.request).then(function (r) {
+      if (r.ok && new URL(e.request.url).pathname.indexOf("/histories/") >= 0) {
+        var copy = r.clone();
+        e.waitUntil(caches.open(CACHE).then(function (c) { return c.put(e.request, copy); }));
+      }
+      return r;
+    });
+  }));
 });

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "bars.h"
 #include "experiment.h"
 #include "export.h"
@@ -23,6 +25,43 @@
 #include "vocab.h"
 
 #include "app_private.h"
+
+// The history page of t. In a web page without the model's history file
+// (a shipped model's is downloaded when first shown) the page waits for it.
+static void update_history(App *a, const Trace *t) {
+    char path[4096];
+    if (a->fetch && access(snap_path_for(a->model_path, path, sizeof path), F_OK) != 0 && a->fetch(path)) {
+        int so_far = a->hist.fetching ? a->hist.fetched_percent : 0;  // a new sentence while it comes
+        hist_clear(&a->hist);
+        a->hist.fetching = true;
+        a->hist.fetched_percent = so_far;
+        return;
+    }
+    hist_update(&a->hist, a->model_path, t);
+}
+
+// Whether path is the file the history page waits for.
+static bool history_awaits(App *a, const char *path) {
+    char want[4096];
+    return a->history_page && a->hist.fetching && !strcmp(path, snap_path_for(a->model_path, want, sizeof want));
+}
+
+void app_file_progress(App *a, const char *path, int percent) {
+    if (history_awaits(a, path)) a->hist.fetched_percent = percent < 0 ? 0 : percent > 100 ? 100 : percent;
+}
+
+void app_file_arrived(App *a, const char *path, const char *error) {
+    if (!history_awaits(a, path)) return;
+    if (error) {
+        hist_clear(&a->hist);
+        const char *name = strrchr(path, '/');
+        snprintf(a->hist.why, sizeof a->hist.why, i18n(a->lang, S_HIST_FETCH_FAILED), name ? name + 1 : path, error);
+        return;
+    }
+    update_history(a, a->t);
+    int k = a->lesson_history && a->hist.ready ? snap_find(a->hist.snaps, a->lesson_training_step) : -1;
+    if (k >= 0) a->hist.at = k;
+}
 
 // Puts t, a trace of model m, in place of the trace: at its start, or at the
 // same stage, head and decoding step when keep_place and t has them.
@@ -45,7 +84,7 @@ static void swap_trace(App *a, const Model *m, Trace *t, bool keep_place) {
     char other[sizeof a->compare_path];
     if (a->twin_page) twp_update(&a->twp, t, app_other_model(a, other, sizeof other));
     else twp_clear(&a->twp);
-    if (a->history_page) hist_update(&a->hist, a->model_path, t);
+    if (a->history_page) update_history(a, t);
     else hist_clear(&a->hist);
 }
 
@@ -60,7 +99,7 @@ static void close_pages(App *a) {
 void app_set_history_page(App *a, bool open) {
     close_pages(a);
     a->history_page = open;
-    if (open) hist_update(&a->hist, a->model_path, a->t);
+    if (open) update_history(a, a->t);
 }
 
 bool app_history_page(const App *a) { return a->history_page; }
@@ -91,8 +130,9 @@ bool app_twin_page(const App *a) { return a->twin_page; }
 // A lesson step's history: the page at that training step; -1 closes a page a step opened.
 static void lesson_history(App *a, int training_step) {
     if (training_step >= 0) {
-        if (!a->history_page) app_set_history_page(a, true);
+        if (!a->history_page || (!a->hist.ready && !a->hist.fetching)) app_set_history_page(a, true);  // or try again
         a->lesson_history = true;
+        a->lesson_training_step = training_step;
         int k = a->hist.ready ? snap_find(a->hist.snaps, training_step) : -1;
         if (k >= 0) a->hist.at = k, a->hist.playing = false;
     } else if (a->lesson_history) {  // only its own page: another step's may be open
@@ -153,6 +193,7 @@ App *app_new(const AppOptions *o, Gfx *g, Error *err) {
     a->decode.target_len = 0;
     a->dark = o->dark;
     a->web = o->web;
+    a->fetch = o->fetch;
     a->cmap = o->cmap;
     a->lang = o->lang;
     a->speed_ms = 700;

@@ -32,6 +32,10 @@ typedef struct {
     bool picker;                // open on the lesson picker
     bool web;                   // in a web page: the help lists the keys that stand for the browser's own
     const char *compare_path;   // the second model of the page B shows (--compare); NULL: the model's untrained twin
+    // In a web page, where a shipped model's training history is not in the
+    // page's data: asks for the file at path; true when it is on its way
+    // (the App is then told with app_file_arrived). NULL: never.
+    bool (*fetch)(const char *path);
 } AppOptions;
 
 typedef struct App App;
@@ -67,6 +71,10 @@ bool app_history_page(const App *a);
 // where the last frame drew it.
 bool app_map_hidden(const App *a);
 SDL_Rect app_map_rect(const App *a);
+// A file asked for with AppOptions.fetch: so much of it has come; it came
+// (error NULL) or could not be had (error says why, e.g. "HTTP 404").
+void app_file_progress(App *a, const char *path, int percent);
+void app_file_arrived(App *a, const char *path, const char *error);
 // The snapshot the history page shows (0: untrained), or -1 when it is closed or has none.
 int app_history_snapshot(const App *a);
 void app_set_step(App *a, int step);

@@ -68,6 +68,8 @@ struct App {
     bool history_page;          // H: the training history in place of the step (history.h)
     HistData hist;              // what it shows, of t
     bool lesson_history;        // a lesson step opened it (history:)
+    int lesson_training_step;   // ... at this training step: shown again when a fetched history arrives
+    bool (*fetch)(const char *path);  // AppOptions.fetch
     AmapMode map_mode;          // P: the map of the model full, small or hidden,
     bool map_chosen;            // once P was pressed; before, app_map_mode picks by the room
     AmapMode map_drawn;         // how the last frame drew it, in lay.map: what clicks and the pointer find

@@ -151,7 +151,8 @@ void hist_draw(Gfx *g, SDL_Rect area, const ViewState *vs, HistData *h) {
     int px = vs->font_px, pad = gfx_px(g, 10);
     char line[1024], out[512];
     if (!h->ready) {
-        view_page_says_why(g, area, vs, i18n(lang, S_HIST_TITLE_NONE), h->why);
+        if (h->fetching) snprintf(line, sizeof line, i18n(lang, S_HIST_FETCHING), h->fetched_percent);
+        view_page_says_why(g, area, vs, i18n(lang, S_HIST_TITLE_NONE), h->fetching ? line : h->why);
         return;
     }
     int k = h->at, step = snap_step(h->snaps, k), last = snap_step(h->snaps, h->n - 1);

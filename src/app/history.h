@@ -28,6 +28,8 @@ typedef struct {
     Uint32 last_tick;
     SDL_Rect chips[SNAP_MAX], curve;  // where the last frame drew them, for clicks
     char why[sizeof(Error)];
+    bool fetching;                    // in a web page: its file is on its way (app_file_arrived),
+    int fetched_percent;              // this much of it so far
 } HistData;
 
 // Works the history out for trace t of the model in model_path (its file of

@@ -126,6 +126,8 @@ typedef enum {
     S_HIST_TITLE,       // the training history page (history.c): "Training history of %s: step %d of %d (snapshot %d of %d)"
     S_HIST_TITLE_NONE,
     S_HIST_NOTHING,     // an empty output
+    S_HIST_FETCHING,    // in a web page: the history's file is being downloaded, "%d" percent of it
+    S_HIST_FETCH_FAILED,  // ... and could not be: the file's name, then why
     S_HIST_LOSS,        // "mean loss on the target, %s: %.3f"
     S_HIST_CURVE,
     S_HIST_HINT,

@@ -150,6 +150,7 @@ static void open_file(App *a, const char *path) {
 // The browser keeps Ctrl+L, Ctrl+T, Ctrl+W, Ctrl+Q, Ctrl+Page Up/Down and
 // F11 for itself: the page's own keys stand for them (the help lists them).
 static const bool platform_web = true;
+static bool web_fetch(const char *path);
 static bool platform_has_display(void) { return true; }
 
 static void platform_translate_key(SDL_Event *e) {
@@ -201,6 +202,7 @@ EMSCRIPTEN_KEEPALIVE void tt_web_open(const char *path) {
 }
 #else
 static const bool platform_web = false;
+static bool (*const web_fetch)(const char *path) = NULL;
 static bool platform_has_display(void) {
     return getenv("DISPLAY") || getenv("WAYLAND_DISPLAY") || getenv("SDL_VIDEODRIVER");
 }
@@ -231,6 +233,7 @@ typedef struct {
 static int window_open(Window *w, const AppOptions *o) {
     *w = (Window){.o = *o, .hidpi = 1.0f, .dirty = true};
     w->o.web = platform_web;
+    w->o.fetch = web_fetch;
     Error err;
     const char *font = gfx_find_font(&err);
     if (!font) {
@@ -407,9 +410,60 @@ static void wake_for_tick(void *data) {
     emscripten_resume_main_loop();
 }
 
+// The models' training histories are not in the page's data (about 5 MB
+// each, more than the rest of the page): a shipped model's is downloaded
+// from histories/ beside the page when first shown, into the place the
+// program reads it from, and the service worker (web/sw.js) keeps it for
+// offline use. One download at a time; the App hears of it when it ends.
 static Window *web_window;
+static char web_fetching[4][4096];  // the downloads on their way: at most one a file
 
-// What the page's tests ask: the step, the lesson's step and question, the status line.
+static void web_fetch_ended(char *slot, const char *error) {
+    char path[sizeof web_fetching[0]];
+    snprintf(path, sizeof path, "%s", slot);
+    slot[0] = '\0';
+    if (!web_window) return;
+    app_file_arrived(web_window->a, path, error);
+    web_window->dirty = true;
+    emscripten_resume_main_loop();
+}
+static void web_fetched(unsigned handle, void *slot, const char *file) {
+    (void)handle, (void)file;
+    web_fetch_ended(slot, NULL);
+}
+static void web_fetch_failed(unsigned handle, void *slot, int status) {
+    (void)handle;
+    char why[32];
+    snprintf(why, sizeof why, "HTTP %d", status);
+    web_fetch_ended(slot, status ? why : "no connection");
+}
+static void web_fetch_progress(unsigned handle, void *slot, int percent) {
+    (void)handle;
+    if (!web_window) return;
+    app_file_progress(web_window->a, slot, percent);
+    web_window->dirty = true;
+    emscripten_resume_main_loop();
+}
+
+static bool web_fetch(const char *path) {
+    static const char models[] = "/data/assets/models/";  // the shipped models in the page's files (tools/build-web.sh)
+    const char *name = path + strlen(models);
+    if (strncmp(path, models, strlen(models)) || strchr(name, '/') || strlen(path) >= sizeof web_fetching[0]) return false;
+    int free_slot = -1;
+    for (int i = 0; i < 4; i++) {
+        if (!strcmp(web_fetching[i], path)) return true;  // already on its way
+        if (!web_fetching[i][0]) free_slot = i;
+    }
+    if (free_slot < 0) return false;
+    char url[sizeof web_fetching[0] + 16];
+    snprintf(url, sizeof url, "histories/%s", name);
+    char *slot = web_fetching[free_slot];
+    snprintf(slot, sizeof web_fetching[0], "%s", path);
+    emscripten_async_wget2(url, path, "GET", "", slot, web_fetched, web_fetch_failed, web_fetch_progress);
+    return true;
+}
+
+// What the page's tests ask: the step, the lesson's step and question, the history's snapshot, the status line.
 EMSCRIPTEN_KEEPALIVE const char *tt_web_state(void) {
     static char state[1024];
     if (!web_window) return "";
@@ -422,10 +476,10 @@ EMSCRIPTEN_KEEPALIVE const char *tt_web_state(void) {
     // numbers and the stage as JSON, then the sentence and the status line each on a line of its own
     snprintf(state, sizeof state,
              "{\"step\":%d,\"steps\":%d,\"stage\":\"%s\",\"head\":%d,\"dstep\":%d,\"lesson_step\":%d,\"revealed\":%s,"
-             "\"list\":%d,\"frames\":%d,\"passes\":%d}\n%s\n%s",
+             "\"list\":%d,\"frames\":%d,\"passes\":%d,\"snapshot\":%d}\n%s\n%s",
              app_step(a), trace_count(app_trace(a)), id, s ? s->head : 0, s ? s->dstep : 0, lesson ? lm_step(lm) : -1,
              lesson && lm_revealed(lm) ? "true" : "false", app_list_index(a), web_window->frames, web_window->passes,
-             app_sentence(a), app_status(a));
+             app_history_snapshot(a), app_sentence(a), app_status(a));
     return state;
 }
 
