@@ -67,16 +67,27 @@ void twp_draw(Gfx *g, SDL_Rect area, const ViewState *vs, const TwpData *x) {
     const Trace *own[2] = {vs->trace, tw->own};
     snprintf(line, sizeof line, i18n(lang, tw->same_target ? S_TW_TITLE : S_TW_TITLE_OWN), view_output_text(vs->model, tw->forced[0], out, sizeof out));
     int col_w = (area.w - 2 * pad) / 2, top = view_page_title(g, area, vs, line) + pad;
-    for (int i = 0; i < 2; i++) {
-        int cx = area.x + i * (col_w + 2 * pad), cy = top;
-        const Model *m = models[i];
-        char name[256];
-        cy += gfx_text_wrap(g, cx, cy, col_w, m->name && *m->name ? i18n_model_name(vs->lang, m->name, name, sizeof name) : "?", px, th->accent, true);
-        view_output_text(m, own[i], out, sizeof out);
-        snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), out[0] ? out : i18n(lang, S_HIST_NOTHING));
-        cy += gfx_text_wrap(g, cx, cy, col_w, line, px, th->text, true);  // an untrained model's output runs long
-        snprintf(line, sizeof line, i18n(lang, S_TW_LOSS), (double)trace_mean_loss(tw->forced[i]));
-        cy += gfx_text_wrap(g, cx, cy, col_w, line, px, th->text, true) + pad;
-        view_draw_forced(g, (SDL_Rect){cx, cy, col_w, area.y + area.h - cy}, vs, m, tw->forced[i], x->data[i]);
+    // each column's name, output and loss, measured first: both heatmaps start
+    // at the same height, so that their rows line up side by side
+    int heights[2] = {0, 0};
+    for (int pass = 0; pass < 2; pass++) {
+        int below = heights[0] > heights[1] ? heights[0] : heights[1];
+        for (int i = 0; i < 2; i++) {
+            int cx = area.x + i * (col_w + 2 * pad), cy = top;
+            const Model *m = models[i];
+            char name[256];
+            bool draw = pass == 1;
+            cy += gfx_text_wrap(g, cx, cy, col_w, m->name && *m->name ? i18n_model_name(vs->lang, m->name, name, sizeof name) : "?", px,
+                                th->accent, draw);
+            view_output_text(m, own[i], out, sizeof out);
+            snprintf(line, sizeof line, i18n(lang, S_TW_OUTPUT), out[0] ? out : i18n(lang, S_HIST_NOTHING));
+            cy += gfx_text_wrap(g, cx, cy, col_w, line, px, th->text, draw);  // an untrained model's output runs long
+            snprintf(line, sizeof line, i18n(lang, S_TW_LOSS), (double)trace_mean_loss(tw->forced[i]));
+            cy += gfx_text_wrap(g, cx, cy, col_w, line, px, th->text, draw) + pad;
+            heights[i] = cy - top;
+            if (!draw) continue;
+            cy = top + below;
+            view_draw_forced(g, (SDL_Rect){cx, cy, col_w, area.y + area.h - cy}, vs, m, tw->forced[i], x->data[i]);
+        }
     }
 }
