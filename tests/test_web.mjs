@@ -438,7 +438,6 @@ async function main() {
   await press(page, "KeyH");
   await new Promise((ok) => setTimeout(ok, 1000));
   await settle(page);
-  await shot(page, "web-history-offline");
   s = await state(page);
   await press(page, "KeyH");
   await press(page, "ArrowLeft");
