@@ -578,6 +578,21 @@ static void test_settings_keys(void **state) {
     assert_false(app_settings_open(a));
 }
 
+// The model line goes through the models beside the model, not their
+// training histories (NAME.snapshots.safetensors, which are not models):
+// every one of them loads, and the third → comes back to the first.
+static void test_settings_models(void **state) {
+    Fixture *f = *state;
+    App *a = f->a;
+    key(a, SDLK_d, KMOD_NONE);  // the model is the panel's first line
+    for (int i = 0; i < 3; i++) {
+        key(a, SDLK_RIGHT, KMOD_NONE);
+        if (strstr(app_status(a), "snapshots") || strstr(app_status(a), "Could not")) fail_msg("model %d: %s", i + 1, app_status(a));
+        if (i < 2 && !strcmp(app_model_path(a), MODEL_PATH)) fail_msg("model %d: still the first one", i + 1);
+    }
+    expect_str("the model after three →", app_model_path(a), MODEL_PATH);
+}
+
 static void test_settings_mouse(void **state) {
     Fixture *f = *state;
     App *a = f->a;
@@ -877,6 +892,7 @@ int main(void) {
         cmocka_unit_test(test_sentence_list),
         cmocka_unit_test_setup_teardown(test_no_sentence_list, setup, teardown),
         cmocka_unit_test_setup_teardown(test_settings_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_settings_models, setup, teardown),
         cmocka_unit_test_setup_teardown(test_settings_mouse, setup, teardown),
         cmocka_unit_test_setup_teardown(test_set_model_and_decode, setup, teardown),
         cmocka_unit_test(test_teacher_forcing_window),

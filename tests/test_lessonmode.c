@@ -485,23 +485,41 @@ static void test_history_fetched(void **state) {
     assert_true(app_history_page(a));
     assert_int_equal(fetches, 1);
     assert_string_equal(fetched, snaps);
-    assert_int_equal(app_history_snapshot(a), -1);  // waiting
-    app_draw(a);
-    app_file_arrived(a, snaps, "HTTP 404");  // could not come: said; the next step asks again
-    assert_int_equal(app_history_snapshot(a), -1);
-    app_draw(a);
-    key(a, SDLK_RIGHT, KMOD_NONE);  // the next step (history: 25) asks for it again
-    assert_int_equal(fetches, 2);
-    copy_file(ASSETS "/models/en-zh.snapshots.safetensors", snaps);
+    assert_int_equal(app_history_snapshot(a), -1);  // waiting for it
+    assert_int_equal(app_history_fetching(a), 0);
     app_file_progress(a, snaps, 40);
-    app_file_arrived(a, "/elsewhere/other.snapshots.safetensors", NULL);  // another file: nothing changes
+    assert_int_equal(app_history_fetching(a), 40);
+    app_file_progress(a, "/elsewhere/other.snapshots.safetensors", 90);  // another file's progress: not this one's
+    assert_int_equal(app_history_fetching(a), 40);
+    app_draw(a);
+    app_file_arrived(a, snaps, false, 404);  // could not come: said, no longer waiting
     assert_int_equal(app_history_snapshot(a), -1);
-    app_file_arrived(a, snaps, NULL);
+    assert_int_equal(app_history_fetching(a), -1);
+    app_draw(a);
+    key(a, SDLK_RIGHT, KMOD_NONE);  // the next step (history: 25) asks for it again, from nothing
+    assert_int_equal(fetches, 2);
+    assert_int_equal(app_history_fetching(a), 0);
+    // a server's error page in the file's place: not shown, and removed to be asked for again
+    FILE *fp = fopen(snaps, "w");
+    assert_non_null(fp);
+    fputs("<!doctype html><title>Not found</title>\n", fp);
+    fclose(fp);
+    app_file_arrived(a, snaps, true, 200);
+    assert_int_equal(app_history_snapshot(a), -1);
+    assert_int_equal(access(snaps, F_OK), -1);
+    key(a, SDLK_LEFT, KMOD_NONE);
+    key(a, SDLK_RIGHT, KMOD_NONE);
+    assert_int_equal(fetches, 3);
+    copy_file(ASSETS "/models/en-zh.snapshots.safetensors", snaps);
+    app_file_arrived(a, "/elsewhere/other.snapshots.safetensors", true, 200);  // another file: nothing changes
+    assert_int_equal(app_history_snapshot(a), -1);
+    app_file_arrived(a, snaps, true, 200);
     assert_int_equal(app_history_snapshot(a), 1);  // the lesson step's snapshot, step 25
+    assert_int_equal(app_history_fetching(a), -1);
     app_draw(a);
     key(a, SDLK_LEFT, KMOD_NONE);  // now on disk: no more asking
     assert_int_equal(app_history_snapshot(a), 0);
-    assert_int_equal(fetches, 2);
+    assert_int_equal(fetches, 3);
     app_free(a);
     gfx_free(g);
     unlink(model), unlink(twin), unlink(snaps), rmdir(dir);

@@ -394,6 +394,18 @@ async function main() {
   s = await state(page);
   check(s.snapshot === 1, "the next lesson step shows the snapshot at step 25", JSON.stringify(s));
   await shot(page, "web-history");
+  s = await state(page);
+  check(s.fetching === -1, "no longer downloading once shown", JSON.stringify(s));
+  // a model the server has no history of (the untrained twin): nothing asked for, as on the desktop
+  await press(page, "Escape");  // explore
+  await press(page, "KeyD");    // settings: the model is the first line; en-zh-random is before en-zh
+  await press(page, "ArrowLeft");
+  await press(page, "Escape");
+  if (!(await state(page)).history) await press(page, "KeyH");  // (the lesson's page may have stayed open)
+  s = await state(page);
+  const asked = server.requests.filter((r) => r.includes("/histories/en-zh-random")).length;
+  check(s.status.includes("en-zh-random") && s.history && s.fetching === -1 && s.snapshot === -1 && asked === 0,
+        "a model with no history on the server: none asked for", `${asked} requests; ${JSON.stringify(s)}`);
   await page.close();
 
   // ---- bad input in the URL --------------------------------------------------------
@@ -442,7 +454,8 @@ async function main() {
   await press(page, "KeyH");
   await press(page, "ArrowLeft");
   const after = await state(page);
-  check(s.snapshot === -1 && after.step === s.step - 1, "offline, a history never shown: none, and the page goes on",
+  check(s.history && s.snapshot === -1 && s.fetching === -1 && after.step === s.step - 1,
+        "offline, a history never shown: not waiting for ever, and the page goes on",
         `${JSON.stringify(s)} then step ${after.step}`);
   await page.setOfflineMode(false);
   server.down(false);

@@ -7,12 +7,15 @@ import path from "node:path";
 const types = { ".html": "text/html", ".js": "text/javascript", ".wasm": "application/wasm", ".png": "image/png",
                 ".svg": "image/svg+xml", ".webmanifest": "application/manifest+json", ".data": "application/octet-stream" };
 
-// Starts the server; returns {origin, close, down}: down(true) answers every
-// request 503 until down(false), the network gone for the page and its
-// service worker alike (a browser's offline mode may spare the worker).
+// Starts the server; returns {origin, close, down, requests}: down(true)
+// answers every request 503 until down(false), the network gone for the page
+// and its service worker alike (a browser's offline mode may spare the
+// worker); requests lists the paths asked for.
 export async function serve(site, root) {
   let isDown = false;
+  const requests = [];
   const server = http.createServer((req, res) => {
+    requests.push(new URL(req.url, "http://x").pathname);
     if (isDown) {
       res.writeHead(503);
       res.end();
@@ -31,5 +34,5 @@ export async function serve(site, root) {
     fs.createReadStream(file).pipe(res);
   });
   await new Promise((ok) => server.listen(0, "127.0.0.1", ok));
-  return { origin: `http://127.0.0.1:${server.address().port}`, close: () => server.close(), down: (v) => { isDown = v; } };
+  return { origin: `http://127.0.0.1:${server.address().port}`, close: () => server.close(), down: (v) => { isDown = v; }, requests };
 }

@@ -161,9 +161,13 @@ compile o -O2 -- "$root"/src/lesson/*.c "$root"/src/app/*.c "$root"/src/main.c "
 # not the models' training histories (10 MB: the page would pass its 6 MB): they
 # are files of their own in histories/, downloaded when first shown (src/app/window.c)
 rm -rf "$obj/data/assets/models"
-mkdir -p "$obj/data/assets/models"
+mkdir -p "$obj/data/assets/models" "$obj/data/histories"
 for f in "$root"/assets/models/*.safetensors; do
-    case $f in *.snapshots.safetensors) ;; *) cp "$f" "$obj/data/assets/models/" ;; esac
+    case $f in
+        # listed, as an empty file, for the page to know that histories/ beside it has it
+        *.snapshots.safetensors) : >"$obj/data/histories/$(basename "$f")" ;;
+        *) cp "$f" "$obj/data/assets/models/" ;;
+    esac
 done
 cp -r "$root/assets/vocab" "$root/assets/corpus" "$obj/data/assets/"
 cp -r "$root/lessons" "$obj/data/"

@@ -25,7 +25,9 @@ self.addEventListener("fetch", function (e) {
   e.respondWith(caches.match(e.request, { ignoreSearch: true }).then(function (hit) {
     if (hit) return hit;
     return fetch(e.request).then(function (r) {
-      if (r.ok && new URL(e.request.url).pathname.indexOf("/histories/") >= 0) {
+      // (not a server's HTML page answering for a file it lacks)
+      var type = r.headers.get("Content-Type") || "";
+      if (r.ok && type.indexOf("text/html") < 0 && new URL(e.request.url).pathname.indexOf("/histories/") >= 0) {
         var copy = r.clone();
         e.waitUntil(caches.open(CACHE).then(function (c) { return c.put(e.request, copy); }));
       }

@@ -29,10 +29,12 @@
 // The history page of t. In a web page without the model's history file
 // (a shipped model's is downloaded when first shown) the page waits for it.
 static void update_history(App *a, const Trace *t) {
-    char path[4096];
+    char path[sizeof a->hist.fetch_path];
     if (a->fetch && access(snap_path_for(a->model_path, path, sizeof path), F_OK) != 0 && a->fetch(path)) {
-        int so_far = a->hist.fetching ? a->hist.fetched_percent : 0;  // a new sentence while it comes
+        // the same file still on its way (a new sentence meanwhile) keeps its progress
+        int so_far = a->hist.fetching && !strcmp(a->hist.fetch_path, path) ? a->hist.fetched_percent : 0;
         hist_clear(&a->hist);
+        snprintf(a->hist.fetch_path, sizeof a->hist.fetch_path, "%s", path);
         a->hist.fetching = true;
         a->hist.fetched_percent = so_far;
         return;
@@ -41,24 +43,27 @@ static void update_history(App *a, const Trace *t) {
 }
 
 // Whether path is the file the history page waits for.
-static bool history_awaits(App *a, const char *path) {
-    char want[4096];
-    return a->history_page && a->hist.fetching && !strcmp(path, snap_path_for(a->model_path, want, sizeof want));
+static bool history_awaits(const App *a, const char *path) {
+    return a->history_page && a->hist.fetching && !strcmp(path, a->hist.fetch_path);
 }
+
+int app_history_fetching(const App *a) { return a->history_page && a->hist.fetching ? a->hist.fetched_percent : -1; }
 
 void app_file_progress(App *a, const char *path, int percent) {
     if (history_awaits(a, path)) a->hist.fetched_percent = percent < 0 ? 0 : percent > 100 ? 100 : percent;
 }
 
-void app_file_arrived(App *a, const char *path, const char *error) {
+void app_file_arrived(App *a, const char *path, bool ok, int http_status) {
     if (!history_awaits(a, path)) return;
-    if (error) {
-        hist_clear(&a->hist);
-        const char *name = strrchr(path, '/');
-        snprintf(a->hist.why, sizeof a->hist.why, i18n(a->lang, S_HIST_FETCH_FAILED), name ? name + 1 : path, error);
+    if (!ok) {
+        a->hist.fetching = false;
+        a->hist.fetch_failed = true;
+        a->hist.fetch_status = http_status;
         return;
     }
     update_history(a, a->t);
+    // what came and cannot be read (a server's page in its place) is asked for again next time
+    if (!a->hist.ready) remove(path);
     int k = a->lesson_history && a->hist.ready ? snap_find(a->hist.snaps, a->lesson_training_step) : -1;
     if (k >= 0) a->hist.at = k;
 }
@@ -642,7 +647,7 @@ void app_draw(App *a) {
     SpState st = app_sp_state(a);
     a->sp.button = a->lay.settings_button;
     sp_draw(&a->sp, g, &st, th, a->lang);
-    if (a->help) help_draw(g, th, a->lang, a->web);
+    if (a->help) help_draw(g, th, a->lang, a->web, &a->help_layout);
     if (a->lesson) lm_draw_picker(a->lesson, g, th, a->lang);
     help_draw_too_small(g, th, a->lang);
 }

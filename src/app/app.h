@@ -72,9 +72,12 @@ bool app_history_page(const App *a);
 bool app_map_hidden(const App *a);
 SDL_Rect app_map_rect(const App *a);
 // A file asked for with AppOptions.fetch: so much of it has come; it came
-// (error NULL) or could not be had (error says why, e.g. "HTTP 404").
+// (ok), or it could not be had: http_status says why (0: no connection).
 void app_file_progress(App *a, const char *path, int percent);
-void app_file_arrived(App *a, const char *path, const char *error);
+void app_file_arrived(App *a, const char *path, bool ok, int http_status);
+// While the history page waits for its file: how much of it has come (0 to
+// 100); otherwise -1.
+int app_history_fetching(const App *a);
 // The snapshot the history page shows (0: untrained), or -1 when it is closed or has none.
 int app_history_snapshot(const App *a);
 void app_set_step(App *a, int step);

@@ -7,6 +7,7 @@
 #include "archmap.h"
 #include "bars.h"
 #include "experiment.h"
+#include "help.h"
 #include "history.h"
 #include "layout.h"
 #include "lessonmode.h"
@@ -43,6 +44,7 @@ struct App {
     Uint32 last_tick;
     int speed_ms;
     bool dark, help, quit, fullscreen, fullscreen_changed;
+    HelpLayout help_layout;     // where the last frame put the help (help.h)
     bool web;                   // in a web page (AppOptions.web)
     Colormap cmap;
     Lang lang;

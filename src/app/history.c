@@ -152,7 +152,13 @@ void hist_draw(Gfx *g, SDL_Rect area, const ViewState *vs, HistData *h) {
     char line[1024], out[512];
     if (!h->ready) {
         if (h->fetching) snprintf(line, sizeof line, i18n(lang, S_HIST_FETCHING), h->fetched_percent);
-        view_page_says_why(g, area, vs, i18n(lang, S_HIST_TITLE_NONE), h->fetching ? line : h->why);
+        if (h->fetch_failed) {  // worded here, so that F2 changes its language too
+            const char *name = strrchr(h->fetch_path, '/');
+            if (h->fetch_status) snprintf(out, sizeof out, "HTTP %d", h->fetch_status);
+            snprintf(line, sizeof line, i18n(lang, S_HIST_FETCH_FAILED), name ? name + 1 : h->fetch_path,
+                     h->fetch_status ? out : i18n(lang, S_HIST_NO_CONNECTION));
+        }
+        view_page_says_why(g, area, vs, i18n(lang, S_HIST_TITLE_NONE), h->fetching || h->fetch_failed ? line : h->why);
         return;
     }
     int k = h->at, step = snap_step(h->snaps, k), last = snap_step(h->snaps, h->n - 1);

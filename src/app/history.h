@@ -28,8 +28,11 @@ typedef struct {
     Uint32 last_tick;
     SDL_Rect chips[SNAP_MAX], curve;  // where the last frame drew them, for clicks
     char why[sizeof(Error)];
-    bool fetching;                    // in a web page: its file is on its way (app_file_arrived),
-    int fetched_percent;              // this much of it so far
+    // in a web page, a history downloaded when first shown (app_file_arrived):
+    char fetch_path[4096];            // the file awaited or that could not come, or ""
+    bool fetching, fetch_failed;
+    int fetched_percent;              // while it comes
+    int fetch_status;                 // when it failed: its HTTP status, 0 for no connection
 } HistData;
 
 // Works the history out for trace t of the model in model_path (its file of

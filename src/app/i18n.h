@@ -127,7 +127,8 @@ typedef enum {
     S_HIST_TITLE_NONE,
     S_HIST_NOTHING,     // an empty output
     S_HIST_FETCHING,    // in a web page: the history's file is being downloaded, "%d" percent of it
-    S_HIST_FETCH_FAILED,  // ... and could not be: the file's name, then why
+    S_HIST_FETCH_FAILED,  // ... and could not be: the file's name, then why ("HTTP 404" or the next)
+    S_HIST_NO_CONNECTION,  // why: the network could not be reached
     S_HIST_LOSS,        // "mean loss on the target, %s: %.3f"
     S_HIST_CURVE,
     S_HIST_HINT,

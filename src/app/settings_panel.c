@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "snapshots.h"
 #include "vocab.h"
 #include "widgets.h"
 
@@ -33,6 +34,7 @@ void sp_init(SettingsPanel *sp, const char *dir, const char *model_path) {
     for (struct dirent *e; d && sp->n_models < cap - 1 && (e = readdir(d));) {
         size_t len = strlen(e->d_name), ext = strlen(".safetensors");
         if (len <= ext || strcmp(e->d_name + len - ext, ".safetensors") || e->d_name[0] == '.') continue;
+        if (snap_is_history_name(e->d_name)) continue;  // a model's training history, beside it: not a model
         size_t size = strlen(dir) + len + 2;
         char *path = malloc(size);
         if (!path) break;

@@ -411,31 +411,31 @@ static void wake_for_tick(void *data) {
 }
 
 // The models' training histories are not in the page's data (about 5 MB
-// each, more than the rest of the page): a shipped model's is downloaded
-// from histories/ beside the page when first shown, into the place the
-// program reads it from, and the service worker (web/sw.js) keeps it for
-// offline use. One download at a time; the App hears of it when it ends.
+// each, more than the rest of the page): the server holds them in histories/
+// beside the page, and the data lists them as empty files of the same names
+// in /data/histories (tools/build-web.sh). A shipped model's is downloaded
+// when first shown, into the place the program reads it from; the service
+// worker (web/sw.js) keeps it for offline use. Up to four at once, one a
+// file; the App hears of each when it ends.
 static Window *web_window;
-static char web_fetching[4][4096];  // the downloads on their way: at most one a file
+static char web_fetching[4][4096];
 
-static void web_fetch_ended(char *slot, const char *error) {
+static void web_fetch_ended(char *slot, bool ok, int http_status) {
     char path[sizeof web_fetching[0]];
     snprintf(path, sizeof path, "%s", slot);
     slot[0] = '\0';
-    if (!web_window) return;
-    app_file_arrived(web_window->a, path, error);
+    if (!web_window) return;  // the program has ended
+    app_file_arrived(web_window->a, path, ok, http_status);
     web_window->dirty = true;
     emscripten_resume_main_loop();
 }
 static void web_fetched(unsigned handle, void *slot, const char *file) {
     (void)handle, (void)file;
-    web_fetch_ended(slot, NULL);
+    web_fetch_ended(slot, true, 200);
 }
-static void web_fetch_failed(unsigned handle, void *slot, int status) {
+static void web_fetch_failed(unsigned handle, void *slot, int http_status) {
     (void)handle;
-    char why[32];
-    snprintf(why, sizeof why, "HTTP %d", status);
-    web_fetch_ended(slot, status ? why : "no connection");
+    web_fetch_ended(slot, false, http_status);
 }
 static void web_fetch_progress(unsigned handle, void *slot, int percent) {
     (void)handle;
@@ -446,9 +446,12 @@ static void web_fetch_progress(unsigned handle, void *slot, int percent) {
 }
 
 static bool web_fetch(const char *path) {
-    static const char models[] = "/data/assets/models/";  // the shipped models in the page's files (tools/build-web.sh)
+    static const char models[] = "/data/assets/models/";  // the shipped models in the page's files
     const char *name = path + strlen(models);
+    char listed[sizeof web_fetching[0] + 32];
     if (strncmp(path, models, strlen(models)) || strchr(name, '/') || strlen(path) >= sizeof web_fetching[0]) return false;
+    snprintf(listed, sizeof listed, "/data/histories/%s", name);
+    if (access(listed, F_OK) != 0) return false;  // the server has none: the page says so as the desktop does
     int free_slot = -1;
     for (int i = 0; i < 4; i++) {
         if (!strcmp(web_fetching[i], path)) return true;  // already on its way
@@ -463,7 +466,8 @@ static bool web_fetch(const char *path) {
     return true;
 }
 
-// What the page's tests ask: the step, the lesson's step and question, the history's snapshot, the status line.
+// What the page's tests ask: the step, the lesson's step and question, the history (its snapshot, or how much
+// of its file has come), the status line.
 EMSCRIPTEN_KEEPALIVE const char *tt_web_state(void) {
     static char state[1024];
     if (!web_window) return "";
@@ -476,10 +480,10 @@ EMSCRIPTEN_KEEPALIVE const char *tt_web_state(void) {
     // numbers and the stage as JSON, then the sentence and the status line each on a line of its own
     snprintf(state, sizeof state,
              "{\"step\":%d,\"steps\":%d,\"stage\":\"%s\",\"head\":%d,\"dstep\":%d,\"lesson_step\":%d,\"revealed\":%s,"
-             "\"list\":%d,\"frames\":%d,\"passes\":%d,\"snapshot\":%d}\n%s\n%s",
+             "\"list\":%d,\"frames\":%d,\"passes\":%d,\"history\":%s,\"snapshot\":%d,\"fetching\":%d}\n%s\n%s",
              app_step(a), trace_count(app_trace(a)), id, s ? s->head : 0, s ? s->dstep : 0, lesson ? lm_step(lm) : -1,
              lesson && lm_revealed(lm) ? "true" : "false", app_list_index(a), web_window->frames, web_window->passes,
-             app_history_snapshot(a), app_sentence(a), app_status(a));
+             app_history_page(a) ? "true" : "false", app_history_snapshot(a), app_history_fetching(a), app_sentence(a), app_status(a));
     return state;
 }
 
@@ -512,6 +516,7 @@ static void web_pass(void *data) {
     window_after_events(w);
     if (!window_frame(w)) {
         emscripten_cancel_main_loop();
+        web_window = NULL;  // a download ending later finds no program
         int rc = window_close(w);
         free(w);
         emscripten_force_exit(rc);

@@ -30,6 +30,12 @@ char *snap_path_for(const char *model_path, char *buf, size_t size) {
     return buf;
 }
 
+bool snap_is_history_name(const char *name) {
+    static const char ext[] = ".snapshots.safetensors";
+    size_t n = strlen(name), e = sizeof ext - 1;
+    return n >= e && !strcmp(name + n - e, ext);
+}
+
 // ---- writing ----
 
 struct SnapWriter {

@@ -23,6 +23,8 @@ int snap_schedule(int n, int steps, int *out);
 
 // The file of a model's snapshots: NAME.snapshots.safetensors beside NAME.safetensors. Returns buf.
 char *snap_path_for(const char *model_path, char *buf, size_t size);
+// Whether a file's name is a training history's (NAME.snapshots.safetensors), not a model's.
+bool snap_is_history_name(const char *name);
 
 // Writing while training: each add copies the weights as they are then.
 typedef struct SnapWriter SnapWriter;
