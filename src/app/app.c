@@ -63,7 +63,7 @@ void app_file_arrived(App *a, const char *path, bool ok, int http_status) {
     }
     update_history(a, a->t);
     // what came and cannot be read (a server's page in its place) is asked for again next time
-    if (!a->hist.ready) remove(path);
+    if (!a->hist.snaps) remove(path);
     int k = a->lesson_history && a->hist.ready ? snap_find(a->hist.snaps, a->lesson_training_step) : -1;
     if (k >= 0) a->hist.at = k;
 }

@@ -447,9 +447,10 @@ static void web_fetch_progress(unsigned handle, void *slot, int percent) {
 
 static bool web_fetch(const char *path) {
     static const char models[] = "/data/assets/models/";  // the shipped models in the page's files
+    if (strncmp(path, models, strlen(models)) || strlen(path) >= sizeof web_fetching[0]) return false;
     const char *name = path + strlen(models);
     char listed[sizeof web_fetching[0] + 32];
-    if (strncmp(path, models, strlen(models)) || strchr(name, '/') || strlen(path) >= sizeof web_fetching[0]) return false;
+    if (strchr(name, '/')) return false;
     snprintf(listed, sizeof listed, "/data/histories/%s", name);
     if (access(listed, F_OK) != 0) return false;  // the server has none: the page says so as the desktop does
     int free_slot = -1;
