@@ -36,23 +36,28 @@ static void lay_out(Gfx *g, const Theme *th, const Entries *e, HelpLayout *l) {
     int W = gfx_width(g), H = gfx_height(g), margin = gfx_px(g, 8), heights[MAX_LINES];
     l->pad = gfx_px(g, 20), l->gap = gfx_px(g, 24);
     for (l->px = gfx_px(g, 18);; l->px = l->px * 9 / 10) {
-        int px = l->px, pad = l->pad, gap = l->gap, widest = 0;
+        int px = l->px, pad = l->pad, gap = l->gap, widest_key = 0, widest = 0;
         l->title_h = gfx_line_height(g, px * 4 / 3) + gfx_line_height(g, px) / 2;
-        l->key_w = 0;
-        for (int i = 0; i < e->n; i++) {
-            l->key_w = SDL_max(l->key_w, gfx_text_width(g, e->keys[i], px));
-            widest = SDL_max(widest, gfx_text_width(g, e->what[i], px));
+        for (int i = 0; i < e->n; i++) {  // (SDL_max evaluates its arguments twice: measured first)
+            int kw = gfx_text_width(g, e->keys[i], px), ww = gfx_text_width(g, e->what[i], px);
+            widest_key = SDL_max(widest_key, kw);
+            widest = SDL_max(widest, ww);
         }
         bool fits = false;
         for (int cols = 1; cols <= HELP_MAX_COLS && !fits; cols++) {
-            // a column as wide as its widest line needs, at most its share of the window less a margin
-            int room = (W - 2 * margin - 2 * pad - (cols - 1) * 2 * gap) / cols - l->key_w - gap;
-            if (cols > 1 && room < 8 * px) break;  // too narrow to read as sentences
+            // a column as wide as its widest lines need, at most its share of the window less a
+            // margin; a long key (the web page's) wraps too rather than squeeze its description
+            int share = (W - 2 * margin - 2 * pad - (cols - 1) * 2 * gap) / cols;
+            if (cols > 1 && share < 14 * px) break;  // too narrow to read as sentences
             l->cols = cols;
-            l->what_w = SDL_max(SDL_min(widest, room), px);
+            l->key_w = SDL_max(SDL_min(widest_key, share * 2 / 5), px);
+            l->what_w = SDL_max(SDL_min(widest, share - l->key_w - gap), px);
             int total = 0;  // a little room between entries, so that a wrapped line reads as part of its own
-            for (int i = 0; i < e->n; i++)
-                total += heights[i] = gfx_text_wrap(g, 0, 0, l->what_w, e->what[i], px, th->text, false) + px / 4;
+            for (int i = 0; i < e->n; i++) {
+                int kh = gfx_text_wrap(g, 0, 0, l->key_w, e->keys[i], px, th->accent, false),
+                    wh = gfx_text_wrap(g, 0, 0, l->what_w, e->what[i], px, th->text, false);
+                total += heights[i] = SDL_max(kh, wh) + px / 4;
+            }
             // the entries in order, a new column once this one holds its share
             int c = 0, h = 0, col_h = 0;
             for (int k = 0; k <= HELP_MAX_COLS; k++) l->col_start[k] = k ? e->n : 0;
@@ -88,8 +93,9 @@ void help_draw(Gfx *g, const Theme *th, Lang lang, bool web, HelpLayout *l) {
     for (int c = 0; c < l->cols; c++) {
         int x = l->box.x + pad + c * (l->key_w + gap + l->what_w + 2 * gap), y = l->box.y + pad + l->title_h;
         for (int i = l->col_start[c]; i < l->col_start[c + 1]; i++) {
-            gfx_text(g, x, y, e.keys[i], px, th->accent, GFX_LEFT);
-            y += gfx_text_wrap(g, x + l->key_w + gap, y, l->what_w, e.what[i], px, th->text, true) + px / 4;
+            int kh = gfx_text_wrap(g, x, y, l->key_w, e.keys[i], px, th->accent, true),
+                wh = gfx_text_wrap(g, x + l->key_w + gap, y, l->what_w, e.what[i], px, th->text, true);
+            y += SDL_max(kh, wh) + px / 4;
         }
     }
 }
