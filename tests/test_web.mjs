@@ -436,6 +436,13 @@ async function main() {
   await page.waitForFunction(() => window.Module && Module.ttFrames >= 1, { timeout: 30000 });
   await press(page, "ArrowRight");
   check(await snapshotShown(page, 0), "with the service worker: the history downloaded and shown");
+  // kept apart from the page's files, in a cache a new build with the same histories keeps (web/sw.js)
+  const kept = await page.evaluate(async () => {
+    for (const k of await caches.keys())
+      if (k.startsWith("transformer-tracer-histories-") && await (await caches.open(k)).match("histories/en-zh.snapshots.safetensors")) return k;
+    return null;
+  });
+  check(kept !== null, "the history is kept in the histories' own cache", String(kept));
   await page.setOfflineMode(true);
   server.down(true);
   await page.reload();

@@ -223,7 +223,8 @@ cp "$root"/assets/models/*.snapshots.safetensors "$out/histories/"
 # what it was built from, so that tests/test_web.mjs knows a folder older than the sources
 (cd "$root" && find src lessons assets web -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-64) >"$out/sources.sha256"
 build=$(cat "$out"/transformer-tracer* "$out/data.js" "$out/simd.js" "$out/index.html" "$out"/histories/* | sha256sum | cut -c1-12)
-sed -i "s/@BUILD@/$build/" "$out/sw.js"
+histories=$(cat "$out"/histories/* | sha256sum | cut -c1-12)
+sed -i "s/@BUILD@/$build/; s/@HISTORIES@/$histories/" "$out/sw.js"
 # what a visitor with SIMD downloads (the benchmark page apart; the other build is the same size)
 app=("$out"/index.html "$out"/simd.js "$out"/data.js "$out"/transformer-tracer.data "$out"/transformer-tracer-simd.{js,wasm}
      "$out"/sw.js "$out"/manifest.webmanifest "$out"/icon.svg)

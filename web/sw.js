@@ -1,8 +1,10 @@
 // Offline after the first visit: the page's files are kept, and served from
 // the cache first. The build writes its files' hash into the cache's name, so
-// a new build replaces the old copy.
+// a new build replaces the old copy. The training histories downloaded so far
+// are kept in a cache of their own, named by the histories' hash: a new build
+// of the page with the same histories keeps them.
 "use strict";
-var CACHE = "transformer-tracer-@BUILD@";
+var CACHE = "transformer-tracer-@BUILD@", HISTORIES = "transformer-tracer-histories-@HISTORIES@";
 importScripts("simd.js");  // ttProgram: the build this browser runs, the one to keep
 var FILES = ["./", "index.html", "simd.js", "data.js", "transformer-tracer.data", ttProgram + ".js", ttProgram + ".wasm",
              "manifest.webmanifest", "icon.svg"];
@@ -13,7 +15,7 @@ self.addEventListener("install", function (e) {
 
 self.addEventListener("activate", function (e) {
   e.waitUntil(caches.keys().then(function (keys) {
-    return Promise.all(keys.filter(function (k) { return k !== CACHE; }).map(function (k) { return caches.delete(k); }));
+    return Promise.all(keys.filter(function (k) { return k !== CACHE && k !== HISTORIES; }).map(function (k) { return caches.delete(k); }));
   }).then(function () { return self.clients.claim(); }));
 });
 
@@ -29,7 +31,7 @@ self.addEventListener("fetch", function (e) {
       var type = r.headers.get("Content-Type") || "";
       if (r.ok && type.indexOf("text/html") < 0 && new URL(e.request.url).pathname.indexOf("/histories/") >= 0) {
         var copy = r.clone();
-        e.waitUntil(caches.open(CACHE).then(function (c) { return c.put(e.request, copy); }));
+        e.waitUntil(caches.open(HISTORIES).then(function (c) { return c.put(e.request, copy); }));
       }
       return r;
     });
