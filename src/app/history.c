@@ -10,27 +10,44 @@
 
 enum { PLAY_MS = 900 };  // a snapshot a beat: long enough to read the numbers
 
-void hist_clear(HistData *h) {
+// The traces of the last sentence, and what they say; the models stay.
+static void clear_runs(HistData *h) {
     for (int k = 0; k < h->n; k++) {
         view_data_free(h->data[k]);
         trace_free(h->forced[k]);
         trace_free(h->own[k]);
-        mdl_free(h->models[k]);
+        h->data[k] = NULL, h->forced[k] = h->own[k] = NULL;
     }
-    snap_free(h->snaps);
     free(h->target);
+    h->target = NULL;
+    h->n = 0;
+    h->ready = false;
+    h->why[0] = '\0';
+}
+
+void hist_clear(HistData *h) {
+    clear_runs(h);
+    for (int k = 0; k < h->n_models; k++) mdl_free(h->models[k]);
+    snap_free(h->snaps);
     *h = (HistData){0};
 }
 
 void hist_update(HistData *h, const char *model_path, const Trace *t) {
     int at = h->at, n_before = h->n;
-    hist_clear(h);
     Error err;
-    char path[4096];
+    char path[sizeof h->snaps_path];
     const Model *m = trace_model(t);
-    if (!(h->snaps = snap_load(snap_path_for(model_path, path, sizeof path), m, &err))) {
-        snprintf(h->why, sizeof h->why, "%s", err.msg);
-        return;
+    snap_path_for(model_path, path, sizeof path);
+    if (h->snaps && h->snaps_of == m && !strcmp(h->snaps_path, path)) {
+        clear_runs(h);
+    } else {
+        hist_clear(h);
+        if (!(h->snaps = snap_load(path, m, &err))) {
+            snprintf(h->why, sizeof h->why, "%s", err.msg);
+            return;
+        }
+        h->snaps_of = m;
+        snprintf(h->snaps_path, sizeof h->snaps_path, "%s", path);
     }
     // every snapshot reads the same target: the trace's output, or its own target under teacher forcing
     const DecodeOptions *d = trace_options(t);
@@ -52,7 +69,8 @@ void hist_update(HistData *h, const char *model_path, const Trace *t) {
         forced.stages = own.stages = NULL;
         forced.each_head = own.each_head = false;
         if (own.mode == DECODE_TEACHER) own.mode = DECODE_GREEDY, own.target = NULL, own.target_len = 0, own.max_steps = 0;
-        if (!(h->models[k] = snap_model(h->snaps, k, &err)) || !(h->forced[k] = trace_run(h->models[k], src_ids, src_n, &forced, &err)) ||
+        if (k == h->n_models && (h->models[k] = snap_model(h->snaps, k, &err))) h->n_models++;
+        if (k >= h->n_models || !(h->forced[k] = trace_run(h->models[k], src_ids, src_n, &forced, &err)) ||
             !(h->own[k] = trace_run(h->models[k], src_ids, src_n, &own, &err))) {
             snprintf(h->why, sizeof h->why, "%s", err.msg);
             h->n++;  // what was made is freed with the rest

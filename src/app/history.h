@@ -17,9 +17,14 @@
 
 typedef struct {
     bool ready;
+    // the snapshots and their models, kept while the model stays the same:
+    // a new sentence runs only the traces again
     Snapshots *snaps;
-    int n, at;                        // snapshots, and the one shown
+    const Model *snaps_of;            // the model they are the history of
+    char snaps_path[4096];
+    int n_models;
     Model *models[SNAP_MAX];
+    int n, at;                        // snapshots traced, and the one shown
     Trace *forced[SNAP_MAX];          // each teacher-forced on the trace's output (or its target)
     Trace *own[SNAP_MAX];             // each one's own output, decoded as the trace was
     ViewData *data[SNAP_MAX];
@@ -36,7 +41,8 @@ typedef struct {
 } HistData;
 
 // Works the history out for trace t of the model in model_path (its file of
-// snapshots beside it); keeps the snapshot shown when it can.
+// snapshots beside it); keeps the snapshot shown when it can, and the
+// snapshots' models when the model is the same.
 void hist_update(HistData *h, const char *model_path, const Trace *t);
 void hist_clear(HistData *h);
 // A key or a click on the page: true when it took it.
